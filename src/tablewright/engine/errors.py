@@ -1,0 +1,77 @@
+"""DynamoDB's error types, raised by the engine and rendered in the service's wire form.
+
+Every error the engine raises is a :class:`DynamoDBError`: it carries DynamoDB's error code,
+the HTTP status the service would answer with, and the message. Through boto3 it surfaces as a
+``botocore.exceptions.ClientError`` whose ``Error.Code`` is that same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_PREFIX = "com.amazonaws.dynamodb.v20120810#"
+
+
+class DynamoDBError(Exception):
+    """An error DynamoDB would return: ``code`` is its ``__type`` suffix, ``status`` its HTTP status."""
+
+    code = "InternalServerError"
+    status = 500
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON body DynamoDB sends for this error."""
+        body: dict[str, Any] = {"__type": _PREFIX + self.code, "message": self.message}
+        body.update(self.extra)
+        return body
+
+    def __repr__(self) -> str:
+        return f"{self.code}({self.message!r})"
+
+
+def _error(code: str, status: int = 400) -> type[DynamoDBError]:
+    return type(code, (DynamoDBError,), {"code": code, "status": status, "__module__": __name__})
+
+
+ValidationException = _error("ValidationException")
+ResourceNotFoundException = _error("ResourceNotFoundException")
+ResourceInUseException = _error("ResourceInUseException")
+ItemCollectionSizeLimitExceededException = _error("ItemCollectionSizeLimitExceededException")
+IdempotentParameterMismatchException = _error("IdempotentParameterMismatchException")
+TransactionInProgressException = _error("TransactionInProgressException")
+LimitExceededException = _error("LimitExceededException")
+SerializationException = _error("SerializationException")
+UnknownOperationException = _error("UnknownOperationException")
+InternalServerError = _error("InternalServerError", 500)
+TrimmedDataAccessException = _error("TrimmedDataAccessException")
+ExpiredIteratorException = _error("ExpiredIteratorException")
+
+
+class ConditionalCheckFailedException(DynamoDBError):
+    """A condition was false; ``item`` is the stored item when ALL_OLD was asked on failure."""
+
+    code = "ConditionalCheckFailedException"
+    status = 400
+
+    def __init__(self, message: str = "The conditional request failed", item: dict | None = None) -> None:
+        super().__init__(message)
+        self.item = item
+        if item is not None:
+            self.extra = {"Item": item}
+
+
+class TransactionCanceledException(DynamoDBError):
+    """A transaction was cancelled; ``reasons`` has one entry per action, in request order."""
+
+    code = "TransactionCanceledException"
+    status = 400
+
+    def __init__(self, reasons: list[dict[str, Any]]) -> None:
+        codes = ", ".join(r.get("Code", "None") for r in reasons)
+        super().__init__(f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]")
+        self.reasons = reasons
+        self.extra = {"CancellationReasons": reasons}

@@ -1,0 +1,333 @@
+"""DynamoDB attribute values in their wire form: validation, numbers, ordering, equality and size.
+
+Values stay in DynamoDB's JSON wire shape throughout the engine (``{"S": "x"}``, ``{"N": "1.5"}``,
+``{"B": "<base64>"}``...), so a stored item can be returned without conversion. This module is the
+one place that knows the rules of each type.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import decimal
+import zlib
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from .errors import ValidationException
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+TYPES = frozenset({"S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"})
+SCALAR_KEY_TYPES = frozenset({"S", "N", "B"})
+MAX_ITEM_SIZE = 400 * 1024
+MAX_NESTING = 32
+MAX_DIGITS = 38
+MIN_EXPONENT = -130  # smallest magnitude 1E-130
+MAX_EXPONENT = 126  # largest magnitude 9.99...E+125 < 1E+126
+
+# Arithmetic needs headroom beyond 38 digits so that rounding never hides an overflow.
+_CONTEXT = decimal.Context(prec=80, Emax=999, Emin=-999, traps=[decimal.InvalidOperation])
+
+
+def invalid(message: str) -> ValidationException:
+    return ValidationException("One or more parameter values were invalid: " + message)
+
+
+# ----------------------------------------------------------------------------------------------- numbers
+
+
+def parse_number(text: Any) -> Decimal:
+    """Parse a DynamoDB number string, enforcing 38 significant digits and the magnitude range."""
+    if not isinstance(text, str) or not text or text.strip() != text:
+        raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}")
+    try:
+        value = _CONTEXT.create_decimal(text)
+    except (decimal.InvalidOperation, ValueError):
+        raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}") from None
+    if not value.is_finite():
+        raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}")
+    return check_number(value)
+
+
+def check_number(value: Decimal) -> Decimal:
+    """Reject numbers DynamoDB cannot store; return the value normalised (no trailing zeros)."""
+    if not value:
+        return Decimal(0)
+    value = value.normalize(_CONTEXT)
+    sign, digits, exponent = value.as_tuple()
+    if len(digits) > MAX_DIGITS:
+        raise ValidationException("Attempting to store more than 38 significant digits in a Number")
+    magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
+    if magnitude > MAX_EXPONENT:
+        raise ValidationException(
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        )
+    if magnitude - 1 < MIN_EXPONENT:
+        raise ValidationException(
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+        )
+    return value
+
+
+def format_number(value: Decimal) -> str:
+    """DynamoDB's output form: plain notation, no exponent, no trailing zeros, no negative zero."""
+    if not value:
+        return "0"
+    return format(value.normalize(_CONTEXT), "f")
+
+
+def normalize_number(text: str) -> str:
+    return format_number(parse_number(text))
+
+
+def add_numbers(left: str, right: str, subtract: bool = False) -> str:
+    a, b = parse_number(left), parse_number(right)
+    result = _CONTEXT.subtract(a, b) if subtract else _CONTEXT.add(a, b)
+    return format_number(check_number(result))
+
+
+def number_size(text: str) -> int:
+    """Storage size of a number: one byte per two significant digits, plus one, plus one if negative."""
+    value = parse_number(text)
+    if not value:
+        return 1
+    sign, digits, _ = value.as_tuple()
+    return min(21, (len(digits) + 1) // 2 + 1 + sign)
+
+
+# ----------------------------------------------------------------------------------------------- binary
+
+
+def decode_binary(text: Any) -> bytes:
+    if isinstance(text, bytes | bytearray):
+        return bytes(text)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise invalid(f"Invalid binary value: {str(text)[:64]}") from None
+
+
+def encode_binary(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+# ------------------------------------------------------------------------------------------- validation
+
+
+def _type_of(value: Any) -> str:
+    if not isinstance(value, dict) or not value:
+        raise ValidationException(
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+        )
+    if len(value) > 1:
+        raise ValidationException(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+        )
+    (kind,) = value
+    if kind not in TYPES:
+        raise ValidationException(
+            f"Supplied AttributeValue has an unknown datatype {kind!r}, must contain exactly one of the supported datatypes"
+        )
+    return kind
+
+
+def _check_set(kind: str, items: Any, normalise: Callable[[Any], Any]) -> list:
+    names = {"SS": "string", "NS": "number", "BS": "binary"}
+    if not isinstance(items, list):
+        raise ValidationException(f"Invalid {names[kind]} set: expected a list")
+    if not items:
+        raise invalid(f"An {names[kind]} set  may not be empty")
+    normalised = [normalise(v) for v in items]
+    if len(set(normalised)) != len(normalised):
+        raise invalid(f"Input collection [{', '.join(map(str, items))}] contains duplicates.")
+    return normalised
+
+
+def _string(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValidationException(f"Invalid string value: {v!r}")
+    return v
+
+
+def _binary(v: Any) -> str:
+    decode_binary(v)
+    return v if isinstance(v, str) else encode_binary(v)
+
+
+def validate_value(value: Any, depth: int = 0) -> AttributeValue:
+    """Check one attribute value and return it normalised (numbers canonical, binaries as base64)."""
+    if depth > MAX_NESTING:
+        raise invalid("Nesting Levels have exceeded supported limits")
+    kind = _type_of(value)
+    payload = value[kind]
+    return {kind: _VALIDATORS[kind](payload, depth)}
+
+
+def _bool(v: Any, depth: int) -> bool:
+    if not isinstance(v, bool):
+        raise ValidationException(f"Invalid boolean value: {v!r}")
+    return v
+
+
+def _null(v: Any, depth: int) -> bool:
+    if v is not True:
+        raise invalid("Null attribute value types must have the value of true")
+    return True
+
+
+def _map(v: Any, depth: int) -> dict:
+    if not isinstance(v, dict):
+        raise ValidationException("Invalid map value: expected an object")
+    return {name: validate_value(inner, depth + 1) for name, inner in v.items()}
+
+
+def _list(v: Any, depth: int) -> list:
+    if not isinstance(v, list):
+        raise ValidationException("Invalid list value: expected an array")
+    return [validate_value(inner, depth + 1) for inner in v]
+
+
+_VALIDATORS: dict[str, Callable[[Any, int], Any]] = {
+    "S": lambda v, d: _string(v),
+    "N": lambda v, d: normalize_number(v),
+    "B": lambda v, d: _binary(v),
+    "SS": lambda v, d: _check_set("SS", v, _string),
+    "NS": lambda v, d: _check_set("NS", v, normalize_number),
+    "BS": lambda v, d: _check_set("BS", v, _binary),
+    "BOOL": _bool,
+    "NULL": _null,
+    "M": _map,
+    "L": _list,
+}
+
+
+def validate_item(item: Any, what: str = "item") -> Item:
+    if not isinstance(item, dict):
+        raise ValidationException(f"Invalid {what}: expected a map of attribute names to values")
+    out: Item = {}
+    for name, value in item.items():
+        if not isinstance(name, str) or not name:
+            raise invalid("An attribute name may not be empty")
+        out[name] = validate_value(value)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- ordering
+
+
+def encode_key(value: AttributeValue) -> bytes:
+    """Bytes whose unsigned order is DynamoDB's key order: N numeric, S by UTF-8, B by bytes."""
+    kind, payload = next(iter(value.items()))
+    if kind == "S":
+        return payload.encode("utf-8")
+    if kind == "B":
+        return decode_binary(payload)
+    return encode_number_key(parse_number(payload))
+
+
+def encode_number_key(value: Decimal) -> bytes:
+    if not value:
+        return b"\x01"
+    sign, digits, exponent = value.as_tuple()
+    magnitude = len(digits) + exponent
+    if not sign:
+        return b"\x02" + (0x8000 + magnitude).to_bytes(2, "big") + bytes(0x30 + d for d in digits)
+    # Negative: invert everything, and end with 0xFF so that a longer (more negative) mantissa sorts first.
+    return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + bytes(0x39 - d for d in digits) + b"\xff"
+
+
+def decode_key(data: bytes, kind: str) -> AttributeValue:
+    """Inverse of :func:`encode_key` for the key types."""
+    if kind == "S":
+        return {"S": data.decode("utf-8")}
+    if kind == "B":
+        return {"B": encode_binary(data)}
+    return {"N": format_number(decode_number_key(data))}
+
+
+def decode_number_key(data: bytes) -> Decimal:
+    if data == b"\x01":
+        return Decimal(0)
+    magnitude_raw = int.from_bytes(data[1:3], "big")
+    if data[0] == 2:
+        magnitude = magnitude_raw - 0x8000
+        digits = tuple(b - 0x30 for b in data[3:])
+        sign = 0
+    else:
+        magnitude = 0x8000 - magnitude_raw
+        digits = tuple(0x39 - b for b in data[3:-1])
+        sign = 1
+    return Decimal((sign, digits, magnitude - len(digits)))
+
+
+def partition_hash(partition_key: bytes) -> int:
+    """A stable 32-bit hash of a partition key: the engine's scan order and parallel-scan segments."""
+    return zlib.crc32(partition_key)
+
+
+def compare(left: AttributeValue, right: AttributeValue) -> int | None:
+    """-1/0/1 for two values of one scalar type (S, N, B); ``None`` when DynamoDB cannot compare them."""
+    (lk, lv), (rk, rv) = next(iter(left.items())), next(iter(right.items()))
+    if lk != rk or lk not in SCALAR_KEY_TYPES:
+        return None
+    if lk == "N":
+        a, b = parse_number(lv), parse_number(rv)
+    elif lk == "S":
+        a, b = lv.encode("utf-8"), rv.encode("utf-8")
+    else:
+        a, b = decode_binary(lv), decode_binary(rv)
+    return (a > b) - (a < b)
+
+
+def canonical(value: AttributeValue) -> Any:
+    """A hashable form in which equal DynamoDB values are equal (sets unordered, numbers normalised)."""
+    kind, payload = next(iter(value.items()))
+    if kind == "N":
+        return ("N", parse_number(payload))
+    if kind == "NS":
+        return ("NS", frozenset(parse_number(p) for p in payload))
+    if kind in ("SS", "BS"):
+        return (kind, frozenset(payload))
+    if kind == "M":
+        return ("M", frozenset((k, canonical(v)) for k, v in payload.items()))
+    if kind == "L":
+        return ("L", tuple(canonical(v) for v in payload))
+    return (kind, payload)
+
+
+def equal(left: AttributeValue, right: AttributeValue) -> bool:
+    return canonical(left) == canonical(right)
+
+
+# ------------------------------------------------------------------------------------------------- size
+
+
+def value_size(value: AttributeValue) -> int:
+    kind, payload = next(iter(value.items()))
+    return _SIZERS[kind](payload)
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+_SIZERS: dict[str, Callable[[Any], int]] = {
+    "S": _utf8,
+    "N": number_size,
+    "B": lambda p: len(decode_binary(p)),
+    "SS": lambda p: sum(_utf8(s) for s in p),
+    "NS": lambda p: sum(number_size(n) for n in p),
+    "BS": lambda p: sum(len(decode_binary(b)) for b in p),
+    "BOOL": lambda p: 1,
+    "NULL": lambda p: 1,
+    "M": lambda p: 3 + sum(_utf8(k) + value_size(v) + 1 for k, v in p.items()),
+    "L": lambda p: 3 + sum(value_size(v) + 1 for v in p),
+}
+
+
+def item_size(item: Item) -> int:
+    """Item size by DynamoDB's rules: attribute names plus values."""
+    return sum(_utf8(name) + value_size(value) for name, value in item.items())
