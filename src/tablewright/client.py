@@ -1,0 +1,127 @@
+"""``connect()`` and ``resource()``: standard boto3 objects, served in-process by an engine or remotely.
+
+In-process, botocore still builds and parses every request exactly as it would for AWS; only the
+HTTP round trip is replaced: a ``before-send`` hook hands the serialised request to
+:meth:`Engine.handle` and returns the engine's answer as the HTTP response. Requests are unsigned
+(there is nobody to verify a signature), which saves botocore's signing cost on every call.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import boto3
+import botocore
+import orjson
+from botocore.awsrequest import AWSResponse
+from botocore.config import Config
+
+from .engine import Engine
+from .engine.errors import DynamoDBError, SerializationException
+
+_LOCAL_URL = "http://tablewright.local"
+_TARGET_PREFIXES = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
+
+
+class _Body:
+    """The minimal raw-response object botocore reads a body from."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def stream(self, **_: Any):
+        yield self._data
+
+
+def _responder(engine: Engine):
+    def respond(request: Any, **_: Any) -> AWSResponse:
+        target = request.headers.get("X-Amz-Target", b"")
+        target = target.decode() if isinstance(target, bytes) else target
+        operation = target.split(".", 1)[1] if target.startswith(_TARGET_PREFIXES) else target
+        status = 200
+        try:
+            body = request.body or b"{}"
+            try:
+                payload = orjson.loads(body)
+            except orjson.JSONDecodeError as exc:
+                raise SerializationException(f"Request body is not valid JSON: {exc}") from None
+            result = engine.handle(operation, payload)
+        except DynamoDBError as error:
+            status, result = error.status, error.to_wire()
+        headers = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "tablewright"}
+        return AWSResponse(request.url, status, headers, _Body(orjson.dumps(result)))
+
+    return respond
+
+
+def _session_kwargs(region_name: str) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"region_name": region_name}
+    if boto3.Session().get_credentials() is None:
+        kwargs.update(aws_access_key_id="tablewright", aws_secret_access_key="tablewright")
+    return kwargs
+
+
+def _attach(client: Any, engine: Engine) -> None:
+    client.meta.events.register("before-send.dynamodb", _responder(engine))
+    client.meta.events.register("before-send.dynamodbstreams", _responder(engine))
+    client._tablewright_engine = engine
+
+
+def _local_config(config: Config | None) -> Config:
+    local = Config(signature_version=botocore.UNSIGNED, retries={"total_max_attempts": 1})
+    return local.merge(config) if config else local
+
+
+def connect(
+    path: str | os.PathLike | None = None,
+    *,
+    endpoint_url: str | None = None,
+    engine: Engine | None = None,
+    region_name: str = "us-east-1",
+    config: Config | None = None,
+    service: str = "dynamodb",
+) -> Any:
+    """A boto3 DynamoDB client.
+
+    ``connect()`` serves it from a new in-memory engine, ``connect("app.db")`` from a SQLite file,
+    ``connect(engine=e)`` from an existing engine, and ``connect(endpoint_url=URL)`` talks to a remote
+    endpoint (Amazon DynamoDB, a compatible cluster, or ``tablewright serve``). ``service="dynamodbstreams"``
+    gives the Streams client for the same engine.
+    """
+    if endpoint_url is not None:
+        return boto3.client(service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name))
+    engine = engine or Engine(None if path is None else os.fspath(path))
+    client = boto3.client(
+        service, endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name)
+    )
+    _attach(client, engine)
+    return client
+
+
+def resource(
+    path: str | os.PathLike | None = None,
+    *,
+    endpoint_url: str | None = None,
+    engine: Engine | None = None,
+    region_name: str = "us-east-1",
+    config: Config | None = None,
+) -> Any:
+    """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
+    if endpoint_url is not None:
+        return boto3.resource("dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name))
+    engine = engine or Engine(None if path is None else os.fspath(path))
+    dynamodb = boto3.resource(
+        "dynamodb", endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name)
+    )
+    _attach(dynamodb.meta.client, engine)
+    return dynamodb
+
+
+def engine_of(client_or_resource: Any) -> Engine:
+    """The engine behind an in-process client or resource made by :func:`connect` / :func:`resource`."""
+    client = getattr(getattr(client_or_resource, "meta", None), "client", client_or_resource)
+    engine = getattr(client, "_tablewright_engine", None)
+    if engine is None:
+        raise ValueError("this client is not served by an in-process tablewright engine")
+    return engine

@@ -1,0 +1,23 @@
+"""Key templates: a tiny language, tokenizer -> parser -> AST -> renderer with a table of filters.
+
+``KeyTemplate("USER#{userId}#{startUtc|year}").render({...})`` composes a key; a missing field
+renders None so the item stays out of that index.
+"""
+
+from .filters import FILTERS, TemplateValueError
+from .key import KeyTemplate, KeyValue
+from .parser import Field, FilterCall, Literal, Template, parse
+from .tokenizer import TemplateSyntaxError
+
+__all__ = [
+    "FILTERS",
+    "Field",
+    "FilterCall",
+    "KeyTemplate",
+    "KeyValue",
+    "Literal",
+    "Template",
+    "TemplateSyntaxError",
+    "TemplateValueError",
+    "parse",
+]

@@ -1,0 +1,169 @@
+"""Key template filters: a table of ``name -> function``.
+
+Each filter takes the current value, its raw argument (text after ``:``, or None) and the field's
+declared unit (``epoch_ms``/``epoch_s``/``rfc3339`` or None), and returns the next value. Adding a
+filter is adding a row to ``FILTERS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..timeutil import epoch_ms, epoch_s, format_rfc3339, to_datetime
+
+FilterFn = Callable[[object, str | None, str | None], object]
+
+
+class TemplateValueError(ValueError):
+    """A value cannot go through a filter (wrong type, bad argument)."""
+
+
+@dataclass(frozen=True)
+class Zoned:
+    """A datetime converted by ``|tz:``; later date filters use its local wall clock, not UTC."""
+
+    moment: datetime
+
+
+def _moment(value: object, unit: str | None) -> datetime:
+    """Coerce to a datetime; a ``Zoned`` value keeps its zone."""
+    if isinstance(value, Zoned):
+        return value.moment
+    try:
+        moment = to_datetime(value, unit)
+    except ValueError as exc:
+        raise TemplateValueError(str(exc)) from None
+    return moment
+
+
+def _utc_unless_zoned(value: object, unit: str | None) -> datetime:
+    # Date parts are taken in UTC unless an earlier `tz:` filter chose a zone.
+    if isinstance(value, Zoned):
+        return value.moment
+    return _moment(value, unit).astimezone(UTC)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bytes):
+        raise TemplateValueError("binary value cannot be embedded in a string key; hash it with |sha256")
+    return value if isinstance(value, str) else to_text(value)
+
+
+def to_text(value: object) -> str:
+    """The text a value contributes to a composed key (datetimes as RFC 3339 UTC, booleans lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Zoned):
+        return value.moment.isoformat(timespec="milliseconds")
+    if isinstance(value, datetime):
+        return format_rfc3339(value, millis=value.microsecond != 0)
+    if isinstance(value, float):
+        return str(Decimal(repr(value)))
+    return str(value)
+
+
+def _sha256(value: object, arg: str | None, unit: str | None) -> str:
+    data = value if isinstance(value, bytes) else _text(value).encode("utf-8")
+    digest = hashlib.sha256(data).digest()
+    count = _int_arg(arg, "sha256", default=len(digest))
+    return digest[:count].hex()
+
+
+def _shard(value: object, arg: str | None, unit: str | None) -> int:
+    count = _int_arg(arg, "shard", default=None)
+    data = value if isinstance(value, bytes) else _text(value).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big") % count
+
+
+def _int_arg(arg: str | None, name: str, default: int | None) -> int:
+    if arg is None:
+        if default is None:
+            raise TemplateValueError(f"filter {name} needs a number argument, as in |{name}:10")
+        return default
+    if not arg.strip().isdigit() or int(arg) == 0:
+        raise TemplateValueError(f"filter {name} needs a positive whole number, got {arg!r}")
+    return int(arg)
+
+
+def _tz(value: object, arg: str | None, unit: str | None) -> Zoned:
+    if not arg:
+        raise TemplateValueError("filter tz needs an IANA zone, as in |tz:America/Denver")
+    try:
+        zone = ZoneInfo(arg.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TemplateValueError(f"unknown time zone {arg!r} (use an IANA name like America/Denver)") from None
+    return Zoned(_moment(value, unit).astimezone(zone))
+
+
+def _format(value: object, arg: str | None, unit: str | None) -> str:
+    if not arg:
+        raise TemplateValueError("filter format needs a strftime pattern, as in |format:%Y-%m-%d")
+    moment = _utc_unless_zoned(value, unit)
+    # %L (milliseconds) is not a strftime code; substitute it first, keeping %%L literal.
+    pattern = arg.replace("%%", "\0").replace("%L", f"{moment.microsecond // 1000:03d}").replace("\0", "%%")
+    return moment.strftime(pattern)
+
+
+def _bool(value: object, arg: str | None, unit: str | None) -> str:
+    if not isinstance(value, bool):
+        raise TemplateValueError(f"filter bool needs a boolean, got {value!r}")
+    true_text, _, false_text = (arg or "true,false").partition(",")
+    return true_text if value else false_text
+
+
+def _case(method: str) -> FilterFn:
+    return lambda value, arg, unit: getattr(_text(value), method)()
+
+
+def _date_part(pattern: str) -> FilterFn:
+    return lambda value, arg, unit: _utc_unless_zoned(value, unit).strftime(pattern)
+
+
+def _pad(value: object, arg: str | None, unit: str | None) -> str:
+    width = _int_arg(arg, "pad", default=None)
+    return apply_spec(value, f"0{width}")
+
+
+def apply_spec(value: object, spec: str) -> str:
+    """Apply a Python format spec such as ``013`` (zero padding) to a number or string."""
+    if isinstance(value, bool):
+        raise TemplateValueError(f"format spec :{spec} needs a number or string, got a boolean")
+    if isinstance(value, str) and spec[:1] == "0" and spec[1:].isdigit():
+        # Zero-padding digit strings keeps numeric order; other strings are an error, not a surprise.
+        if not value.isdigit():
+            raise TemplateValueError(f"cannot zero-pad non-digit text {value!r}")
+        return value.rjust(int(spec), "0")
+    if isinstance(value, int | Decimal) and spec[:1] == "0" and value < 0:
+        raise TemplateValueError(f"cannot zero-pad negative number {value}: the key would not sort numerically")
+    try:
+        return format(value, spec)
+    except (ValueError, TypeError):
+        raise TemplateValueError(f"format spec :{spec} does not apply to {value!r}") from None
+
+
+FILTERS: dict[str, FilterFn] = {
+    "upper": _case("upper"),
+    "lower": _case("lower"),
+    "pad": _pad,
+    "year": _date_part("%Y"),
+    "month": _date_part("%Y-%m"),
+    "date": _date_part("%Y-%m-%d"),
+    "day": _date_part("%Y-%m-%d"),
+    "hour": _date_part("%Y-%m-%dT%H"),
+    "tz": _tz,
+    "format": _format,
+    "epoch_ms": lambda value, arg, unit: epoch_ms(_moment(value, unit)),
+    "epoch_s": lambda value, arg, unit: epoch_s(_moment(value, unit)),
+    "rfc3339": lambda value, arg, unit: format_rfc3339(_moment(value, unit), millis=arg == "ms"),
+    "sha256": _sha256,
+    "shard": _shard,
+    "bool": _bool,
+}
+
+# Date-part filters define time buckets; AccessPattern.buckets uses this to infer the step.
+BUCKET_FILTERS: dict[str, str] = {"year": "year", "month": "month", "date": "day", "day": "day", "hour": "hour"}

@@ -1,0 +1,192 @@
+"""``KeyTemplate``: render attribute values into a key, render prefixes, and parse keys back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+
+from .filters import BUCKET_FILTERS, FILTERS, TemplateValueError, Zoned, apply_spec, to_text
+from .parser import Field, Literal, parse
+from .tokenizer import TemplateSyntaxError
+
+KeyValue = str | int | Decimal | bytes
+
+
+def _is_zero_pad(spec: str | None) -> bool:
+    return spec is not None and len(spec) > 1 and spec[0] == "0" and spec[1:].isdigit()
+
+
+class KeyTemplate:
+    """A key template such as ``USER#{userId}#{startUtc|year}`` bound to its fields' units.
+
+    ``units`` maps a field name to its timestamp unit (``epoch_ms``, ``epoch_s``, ``rfc3339``) so
+    date filters can read numbers. Rendering returns None when any field is missing, which is how
+    sparse indexes fall out of the templates rather than being hand-coded.
+    """
+
+    def __init__(self, source: str, units: Mapping[str, str] | None = None) -> None:
+        self.source = source
+        self.units = dict(units or {})
+        self._parts = parse(source).parts
+        for part in self._parts:
+            if isinstance(part, Field):
+                for call in part.filters:
+                    if call.name not in FILTERS:
+                        known = ", ".join(sorted(FILTERS))
+                        raise TemplateSyntaxError(
+                            f"unknown filter {call.name!r} (known: {known})", source, source.find(call.name)
+                        )
+        self._regex: re.Pattern[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"KeyTemplate({self.source!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyTemplate) and (self.source, self.units) == (other.source, other.units)
+
+    def __hash__(self) -> int:
+        return hash(self.source)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """Attribute (or parameter) names used, in order, without duplicates."""
+        return tuple(dict.fromkeys(p.name for p in self._parts if isinstance(p, Field)))
+
+    @property
+    def field_parts(self) -> tuple[Field, ...]:
+        """The parsed fields, with their specs and filters (for tools such as lint)."""
+        return tuple(p for p in self._parts if isinstance(p, Field))
+
+    @property
+    def is_constant(self) -> bool:
+        """True for a template with no fields (e.g. the sensor design's ``gsi1pk: devices``)."""
+        return not self.fields
+
+    @property
+    def is_bare_field(self) -> bool:
+        """True when the template is one field with no literal text: its value is stored unchanged."""
+        return len(self._parts) == 1 and isinstance(self._parts[0], Field)
+
+    @property
+    def reversible(self) -> bool:
+        """True when ``parse`` recovers every field (no filters; at most zero padding)."""
+        return all(self._field_reversible(f) for f in self.field_parts)
+
+    def bucket_step(self, name: str) -> str | None:
+        """The time bucket (``year``, ``month``, ``day``, ``hour``) a date filter puts ``name`` in."""
+        for fld in self.field_parts:
+            if fld.name == name:
+                for call in fld.filters:
+                    if call.name in BUCKET_FILTERS:
+                        return BUCKET_FILTERS[call.name]
+        return None
+
+    def render(self, values: Mapping[str, object]) -> KeyValue | None:
+        """Compose the key from ``values``; None when a field is missing or None (item not in the index).
+
+        A bare single-field template returns the value's own type (a number stays a number, for
+        ``N`` keys); anything else returns a string. Raises ``TemplateValueError`` when a value
+        cannot go through a filter.
+        """
+        texts: list[str] = []
+        for part in self._parts:
+            if isinstance(part, Literal):
+                texts.append(part.text)
+                continue
+            value = self._field_value(part, values)
+            if value is None:
+                return None
+            if self.is_bare_field:
+                return self._bare(value)
+            texts.append(to_text(value))
+        return "".join(texts)
+
+    def render_prefix(self, values: Mapping[str, object]) -> str:
+        """Render up to the first missing field (including the literal before it), for begins_with."""
+        texts: list[str] = []
+        for part in self._parts:
+            if isinstance(part, Literal):
+                texts.append(part.text)
+                continue
+            value = self._field_value(part, values)
+            if value is None:
+                break
+            texts.append(to_text(value))
+        return "".join(texts)
+
+    def parse(self, key: object) -> dict[str, object]:
+        """Recover field values from a composed key.
+
+        Fields without filters come back as text (zero-padded ones as ``int``); fields whose filters
+        lose information (case, hashing, date parts) are left out. Raises ``ValueError`` when the
+        key does not have this template's shape.
+        """
+        if self.is_bare_field:
+            return {self.fields[0]: key} if self._field_reversible(self.field_parts[0]) else {}
+        if not isinstance(key, str):
+            raise ValueError(f"key {key!r} is not a string; template {self.source!r} composes strings")
+        match = self._pattern().fullmatch(key)
+        if not match:
+            raise ValueError(f"key {key!r} does not match template {self.source!r}")
+        result: dict[str, object] = {}
+        for index, fld in enumerate(self.field_parts):
+            if self._field_reversible(fld):
+                text = match.group(f"f{index}")
+                result[fld.name] = int(text) if _is_zero_pad(fld.spec) else text
+        return result
+
+    def _field_value(self, fld: Field, values: Mapping[str, object]) -> object:
+        value = _lookup(values, fld.name)
+        if value is None:
+            return None
+        unit = self.units.get(fld.name.lstrip(":"))
+        try:
+            for call in fld.filters:
+                value = FILTERS[call.name](value, call.arg, unit)
+            if fld.spec is not None:
+                value = apply_spec(value, fld.spec)
+        except TemplateValueError as exc:
+            raise TemplateValueError(f"{exc} (field {{{fld.name}}} of template {self.source!r})") from None
+        return value
+
+    @staticmethod
+    def _bare(value: object) -> KeyValue:
+        if isinstance(value, float):
+            return Decimal(repr(value))
+        if isinstance(value, datetime | Zoned | bool):
+            return to_text(value)
+        return value  # type: ignore[return-value]
+
+    @staticmethod
+    def _field_reversible(fld: Field) -> bool:
+        return not fld.filters and (fld.spec is None or _is_zero_pad(fld.spec))
+
+    def _pattern(self) -> re.Pattern[str]:
+        if self._regex is None:
+            pieces: list[str] = []
+            fields = self.field_parts
+            index = 0
+            for position, part in enumerate(self._parts):
+                if isinstance(part, Literal):
+                    pieces.append(re.escape(part.text))
+                    continue
+                last = position == len(self._parts) - 1
+                body = r"-?\d+" if _is_zero_pad(part.spec) else (".*" if last else ".*?")
+                pieces.append(f"(?P<f{fields.index(part, index)}>{body})")
+                index += 1
+            self._regex = re.compile("".join(pieces), re.DOTALL)
+        return self._regex
+
+
+def _lookup(values: Mapping[str, object], name: str) -> object:
+    """Find ``name`` (a dotted path into maps is allowed: ``capabilities.model``)."""
+    if name in values:
+        return values[name]
+    current: object = values
+    for piece in name.split("."):
+        if not isinstance(current, Mapping) or piece not in current:
+            return None
+        current = current[piece]
+    return current

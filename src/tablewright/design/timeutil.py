@@ -1,0 +1,77 @@
+"""Timestamp coercion shared by key templates, validators and predicates.
+
+DynamoDB has no date type: designs store instants as RFC 3339 strings or epoch numbers. These helpers
+turn any of those (or a ``datetime``) into an aware UTC ``datetime`` and back, so every part of the
+design model agrees on one interpretation.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Epoch units a numeric timestamp may be declared in, as multipliers to seconds.
+EPOCH_UNITS: dict[str, int] = {"epoch_s": 1, "s": 1, "epoch_ms": 1000, "ms": 1000}
+
+
+def parse_rfc3339(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp (``Z`` or an offset) into an aware UTC datetime.
+
+    Raises ``ValueError`` naming the text when it is not RFC 3339.
+    """
+    match = _RFC3339.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)")
+    frac = match.group(7) or ""
+    # Python's fromisoformat wants 0, 3 or 6 fraction digits; normalise to microseconds.
+    micro = (frac[1:] + "000000")[:6] if frac else "000000"
+    zone = match.group(8).upper()
+    base = f"{text[: match.start(7) if frac else match.start(8)]}.{micro}"
+    offset = "+00:00" if zone == "Z" else zone
+    return datetime.fromisoformat(base.replace("t", "T") + offset).astimezone(UTC)
+
+
+def to_datetime(value: object, unit: str | None = None) -> datetime:
+    """Coerce ``value`` to an aware datetime.
+
+    ``datetime`` values keep their zone (naive means UTC); strings are parsed as RFC 3339; numbers are
+    epoch values in ``unit`` (``epoch_ms``/``ms`` or ``epoch_s``/``s``), which must be given because a
+    bare number is ambiguous.
+    """
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        return parse_rfc3339(value)
+    if isinstance(value, int | Decimal | float) and not isinstance(value, bool):
+        if unit not in EPOCH_UNITS:
+            raise ValueError(
+                f"number {value} used as a timestamp but its unit is unknown: declare format epoch_ms or epoch_s"
+            )
+        # Integer microseconds avoid float rounding (1704067800123 ms must stay .123).
+        micros = int(Decimal(str(value)) * 1_000_000 / EPOCH_UNITS[unit])
+        return _EPOCH + timedelta(microseconds=micros)
+    raise ValueError(f"{value!r} ({type(value).__name__}) is not a timestamp")
+
+
+def format_rfc3339(moment: datetime, *, millis: bool = False) -> str:
+    """Format an instant as RFC 3339 UTC with a ``Z`` suffix (seconds, or milliseconds)."""
+    utc = to_datetime(moment).astimezone(UTC)
+    if millis:
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def epoch_ms(moment: datetime) -> int:
+    """Milliseconds since the Unix epoch, exact for microsecond datetimes."""
+    delta = to_datetime(moment) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def epoch_s(moment: datetime) -> int:
+    """Whole seconds since the Unix epoch (DynamoDB TTL's unit)."""
+    return epoch_ms(moment) // 1000

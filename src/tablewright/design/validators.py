@@ -1,0 +1,263 @@
+"""Attribute validation as tables of named checks.
+
+``TYPE_CHECKS`` maps an attribute type to a predicate over Python values, ``FORMATS`` maps a format
+name to a check returning an error message or None, and ``RULES`` maps a declared rule (``enum``,
+``pattern``, ``min`` ...) to a check. ``check_attribute`` walks one value (recursing into maps and
+lists) and returns ``(path, rule, message)`` triples; ``Entity.validate`` wraps them as ``Violation``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from .timeutil import parse_rfc3339
+
+if TYPE_CHECKING:
+    from .entities import Attribute
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: which entity, which attribute (dotted path), which rule, and why."""
+
+    entity: str
+    attribute: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.entity}.{self.attribute}: {self.message} [{self.rule}]"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | Decimal) and not isinstance(value, bool)
+
+
+def _set_of(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    # DynamoDB rejects empty sets, so an empty set is not a valid set value.
+    return lambda v: isinstance(v, set | frozenset) and bool(v) and all(check(x) for x in v)
+
+
+TYPE_CHECKS: dict[str, Callable[[object], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": _is_number,
+    "boolean": lambda v: isinstance(v, bool),
+    "binary": lambda v: isinstance(v, bytes | bytearray),
+    "map": lambda v: isinstance(v, dict),
+    "list": lambda v: isinstance(v, list),
+    "string_set": _set_of(lambda x: isinstance(x, str)),
+    "number_set": _set_of(_is_number),
+    "binary_set": _set_of(lambda x: isinstance(x, bytes | bytearray)),
+    "null": lambda v: v is None,
+}
+TYPE_HINTS: dict[str, str] = {
+    "number": "an int or Decimal (float is not stored: it loses precision)",
+    "string_set": "a non-empty set of str",
+    "number_set": "a non-empty set of int/Decimal",
+    "binary_set": "a non-empty set of bytes",
+    "binary": "bytes",
+    "map": "a dict",
+    "list": "a list",
+    "boolean": "a bool",
+    "string": "a str",
+}
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
+# Epoch bounds when the attribute declares no min/max: 2000-01-01 .. 2100-01-01 UTC.
+EPOCH_BOUNDS: dict[str, tuple[int, int]] = {
+    "epoch_s": (946_684_800, 4_102_444_800),
+    "epoch_ms": (946_684_800_000, 4_102_444_800_000),
+}
+
+
+def _uuid(value: object) -> str | None:
+    if not isinstance(value, str) or not _UUID.match(value):
+        return f"{value!r} is not a UUID (8-4-4-4-12 hex digits)"
+    return None
+
+
+def _uuid4(value: object) -> str | None:
+    if error := _uuid(value):
+        return error
+    text = str(value)
+    # The version nibble is the first hex digit of the third group; RFC 4122 variant bits are 10xx.
+    if text[14] != "4":
+        return f"{value!r} is a UUID version {text[14]}, not version 4"
+    if text[19].lower() not in "89ab":
+        return f"{value!r} does not have the RFC 4122 variant bits (10) in its fourth group"
+    return None
+
+
+def _rfc3339(value: object) -> str | None:
+    if not isinstance(value, str) or not _RFC3339_UTC.match(value):
+        return f"{value!r} is not an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)"
+    try:
+        parse_rfc3339(value)
+    except ValueError:
+        return f"{value!r} is not a real date and time"
+    return None
+
+
+def _date(value: object) -> str | None:
+    try:
+        date.fromisoformat(str(value)) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(value)) else 1 / 0
+    except (ValueError, ZeroDivisionError):
+        return f"{value!r} is not a date (YYYY-MM-DD)"
+    return None
+
+
+def _epoch(unit: str) -> Callable[[object, Attribute], str | None]:
+    def check(value: object, attr: Attribute) -> str | None:
+        if not _is_number(value) or Decimal(value) != Decimal(value).to_integral_value():  # type: ignore[arg-type]
+            return f"{value!r} is not a whole number of {unit[6:]}econds since the epoch"
+        if attr.min is not None or attr.max is not None:
+            return None  # the declared range rules apply instead of the default bounds
+        low, high = EPOCH_BOUNDS[unit]
+        if not low <= value <= high:  # type: ignore[operator]
+            hint = ""
+            if unit == "epoch_s" and value > high * 100:  # type: ignore[operator]
+                hint = " (it looks like milliseconds)"
+            elif unit == "epoch_ms" and value < low / 100:  # type: ignore[operator]
+                hint = " (it looks like seconds)"
+            return f"{value} is outside 2000-01-01..2100-01-01 in {unit}{hint}"
+        return None
+
+    return check
+
+
+def _iana_tz(value: object) -> str | None:
+    text = str(value)
+    # Legacy names (EST, MST7MDT) are in tzdata but are not Area/Location zones; reject them.
+    if text != "UTC" and "/" not in text:
+        return f"{value!r} is not an IANA Area/Location time zone (e.g. America/New_York)"
+    try:
+        ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        return f"{value!r} is not a known IANA time zone"
+    return None
+
+
+def _regex_format(regex: str, description: str) -> Callable[[object, Attribute], str | None]:
+    pattern = re.compile(regex)
+    return lambda value, attr: None if isinstance(value, str) and pattern.match(value) else f"{value!r} is not {description}"
+
+
+FORMATS: dict[str, Callable[[object, Attribute], str | None]] = {
+    "uuid": lambda value, attr: _uuid(value),
+    "uuid4": lambda value, attr: _uuid4(value),
+    "mac": _regex_format(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$", "a MAC address in the form AA:BB:CC:DD:EE:FF"),
+    "rfc3339": lambda value, attr: _rfc3339(value),
+    "date": lambda value, attr: _date(value),
+    "epoch_ms": _epoch("epoch_ms"),
+    "epoch_s": _epoch("epoch_s"),
+    "iana_tz": lambda value, attr: _iana_tz(value),
+    "sha256_hex": _regex_format(r"^[0-9a-f]{64}$", "a SHA-256 hex digest (64 lower-case hex digits)"),
+    "semver": _regex_format(
+        r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$", "a semantic version such as 1.0.16"
+    ),
+}
+
+CHARSETS: dict[str, str] = {
+    "ascii": r"[\x00-\x7f]",
+    "printable": r"[\x20-\x7e]",
+    "alnum": r"[A-Za-z0-9]",
+    "safe_ascii": r"[A-Za-z0-9_\-]",
+    "hex": r"[0-9A-Fa-f]",
+}
+
+
+def charset_regex(charset: str) -> re.Pattern[str]:
+    """The regex matching a whole string made of ``charset`` (a name above or a ``[...]`` class)."""
+    cls = CHARSETS.get(charset, charset)
+    return re.compile(f"^{cls}*$")
+
+
+def _length(value: object) -> int | None:
+    return len(value) if isinstance(value, str | bytes | bytearray | list | dict | set | frozenset) else None
+
+
+def _format_rule(attr: Attribute, value: object) -> str | None:
+    if attr.prefix and isinstance(value, str):
+        if not value.startswith(attr.prefix):
+            return None  # the prefix rule reports this
+        value = value[len(attr.prefix) :]
+    return FORMATS[attr.format](value, attr) if attr.format else None
+
+
+# Rule name -> (is the rule declared?, check). Each check returns a message or None.
+RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object], str | None]]] = {
+    "enum": (
+        lambda a: a.enum is not None,
+        lambda a, v: None if v in a.enum else f"{v!r} is not one of {list(a.enum)}",  # type: ignore[operator]
+    ),
+    "prefix": (
+        lambda a: bool(a.prefix),
+        lambda a, v: None if str(v).startswith(a.prefix) else f"{v!r} does not start with {a.prefix!r}",  # type: ignore[arg-type]
+    ),
+    "pattern": (
+        lambda a: a.pattern is not None,
+        lambda a, v: None if re.search(a.pattern, str(v)) else f"{v!r} does not match {a.pattern!r}",  # type: ignore[arg-type]
+    ),
+    "min": (
+        lambda a: a.min is not None,
+        lambda a, v: f"{v} is less than the minimum {a.min}" if _is_number(v) and v < a.min else None,  # type: ignore[operator]
+    ),
+    "max": (
+        lambda a: a.max is not None,
+        lambda a, v: f"{v} is more than the maximum {a.max}" if _is_number(v) and v > a.max else None,  # type: ignore[operator]
+    ),
+    "min_length": (
+        lambda a: a.min_length is not None,
+        lambda a, v: f"length {n} is less than {a.min_length}" if (n := _length(v)) is not None and n < a.min_length else None,  # type: ignore[operator]
+    ),
+    "max_length": (
+        lambda a: a.max_length is not None,
+        lambda a, v: f"length {n} is more than {a.max_length}" if (n := _length(v)) is not None and n > a.max_length else None,  # type: ignore[operator]
+    ),
+    "charset": (
+        lambda a: a.charset is not None,
+        lambda a, v: None
+        if not isinstance(v, str) or charset_regex(a.charset).match(v)  # type: ignore[arg-type]
+        else f"{v!r} has characters outside the {a.charset} charset",
+    ),
+    "format": (lambda a: a.format is not None, _format_rule),
+}
+
+
+def check_attribute(attr: Attribute, value: object, path: str) -> list[tuple[str, str, str]]:
+    """Check one value against an attribute declaration; returns ``(path, rule, message)`` triples."""
+    if value is None:
+        if attr.nullable or attr.type == "null":
+            return []
+        return [(path, "nullable", "is null but the attribute is not nullable")]
+    if not TYPE_CHECKS[attr.type](value):
+        wanted = TYPE_HINTS.get(attr.type, attr.type)
+        return [(path, "type", f"{value!r} ({type(value).__name__}) is not {attr.type}: expected {wanted}")]
+    problems = [(path, rule, msg) for rule, (declared, check) in RULES.items() if declared(attr) and (msg := check(attr, value))]
+    if isinstance(value, dict):
+        problems += _check_map(attr, value, path)
+    if isinstance(value, list) and attr.items is not None:
+        for index, item in enumerate(value):
+            problems += check_attribute(attr.items, item, f"{path}[{index}]")
+    return problems
+
+
+def _check_map(attr: Attribute, value: dict, path: str) -> list[tuple[str, str, str]]:
+    problems: list[tuple[str, str, str]] = []
+    for name, child in attr.attributes.items():
+        if name in value:
+            problems += check_attribute(child, value[name], f"{path}.{name}")
+        elif child.required:
+            problems.append((f"{path}.{name}", "required", "is required but missing"))
+    if attr.values is not None:
+        for key, item in value.items():
+            if key not in attr.attributes:
+                problems += check_attribute(attr.values, item, f"{path}.{key}")
+    return problems

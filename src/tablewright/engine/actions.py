@@ -1,0 +1,218 @@
+"""Write actions shared by the single-item operations and TransactWriteItems.
+
+Each action is prepared from its request outside the database (validation, parsing), then inside one
+write transaction it is *evaluated* (reads the stored item, checks its condition, computes the new
+item) and finally *applied* (stores it, maintains indexes, appends a stream record). Splitting the two
+steps is what lets a transaction check every condition before it writes anything.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import expressions as ex
+from .capacity import Consumed
+from .catalog import TableMeta
+from .errors import ConditionalCheckFailedException, ValidationException
+from .types import Item, equal, invalid, validate_item
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+RETURN_VALUES = {
+    "PutItem": {"NONE", "ALL_OLD"},
+    "DeleteItem": {"NONE", "ALL_OLD"},
+    "UpdateItem": {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"},
+}
+LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "ConditionalOperator", "KeyConditions", "QueryFilter", "ScanFilter")
+
+
+def reject_legacy(request: dict) -> None:
+    for name in LEGACY:
+        if name in request:
+            raise ValidationException(
+                f"The legacy parameter {name} is not supported by this engine; use the expression parameters instead"
+            )
+
+
+@dataclass
+class Expressions:
+    """The parsed expressions of one request, with its placeholder maps, checked for unused placeholders."""
+
+    names: dict[str, str] | None
+    values: dict[str, Any] | None
+    condition: Any = None
+    update: Any = None
+    projection: Any = None
+    key_condition: Any = None
+
+    @classmethod
+    def parse(cls, request: dict, **parsers: str) -> Expressions:
+        """Parse the request's expression fields; ``parsers`` maps an attribute of this class to a field name."""
+        names = request.get("ExpressionAttributeNames")
+        raw_values = request.get("ExpressionAttributeValues")
+        values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values is not None else None
+        if raw_values is not None and not raw_values:
+            raise ValidationException("ExpressionAttributeValues must not be empty")
+        if names is not None and not names:
+            raise ValidationException("ExpressionAttributeNames must not be empty")
+        parsed = cls(names, values)
+        for attribute, field_name in parsers.items():
+            text = request.get(field_name)
+            if text is not None:
+                setattr(parsed, attribute, _PARSERS[attribute](text, field_name))
+        present = [
+            e for e in (parsed.condition, parsed.update, parsed.projection, parsed.key_condition) if e is not None
+        ]
+        ex.check_placeholders(present, names, values)
+        return parsed
+
+    def check(self, item: Item) -> bool:
+        return self.condition is None or ex.evaluate_condition(self.condition, item, self.names, self.values)
+
+
+_PARSERS = {
+    "condition": lambda text, kind: ex.parse_condition(text, kind),
+    "update": lambda text, kind: ex.parse_update(text),
+    "projection": lambda text, kind: ex.parse_projection(text),
+    "key_condition": lambda text, kind: ex.parse_key_condition(text),
+}
+
+
+@dataclass
+class Action:
+    """One write to one item; subclasses say how the new item is computed."""
+
+    engine: Engine
+    table: TableMeta
+    key: Item
+    expressions: Expressions
+    return_on_failure: str = "NONE"
+    transactional: bool = False
+    old: Item | None = None
+    new: Item | None = None
+    consumed: Consumed = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.encoded_key = self.table.encode_item_key(self.key, for_item=False)
+        self.consumed = Consumed(self.table, "write")
+
+    # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
+    def evaluate(self, conn: sqlite3.Connection) -> None:
+        self.old = self.engine.store.get(conn, self.table, self.encoded_key)
+        if not self.expressions.check(self.old or {}):
+            self.consumed.write(self.old, self.old, transactional=self.transactional)
+            failed_item = self.old if self.return_on_failure == "ALL_OLD" else None
+            raise ConditionalCheckFailedException(item=failed_item)
+        self.new = self.compute(self.old)
+        self.size = self.table.check_item(self.new) if self.new is not None else 0
+
+    def compute(self, old: Item | None) -> Item | None:
+        raise NotImplementedError
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        store, table = self.engine.store, self.table
+        self.consumed.write(self.old, self.new, transactional=self.transactional)
+        if self.new is None:
+            if self.old is not None:
+                store.delete(conn, table, self.encoded_key, self.old)
+        else:
+            store.put(conn, table, self.encoded_key, self.new, self.size, self.old)
+        if table.stream_view_type:
+            record = stream_record(self.engine, table, self.key, self.old, self.new)
+            if record is not None:
+                store.append_stream(conn, table, record)
+
+    def run(self) -> None:
+        """Evaluate and apply as one atomic write (the single-item operations)."""
+        with self.engine.store.write() as conn:
+            self.evaluate(conn)
+            self.apply(conn)
+
+
+@dataclass
+class Put(Action):
+    item: Item = field(default_factory=dict)
+
+    def compute(self, old: Item | None) -> Item | None:
+        return self.item
+
+
+@dataclass
+class Delete(Action):
+    def compute(self, old: Item | None) -> Item | None:
+        return None
+
+
+@dataclass
+class Update(Action):
+    def compute(self, old: Item | None) -> Item | None:
+        base = dict(old) if old is not None else dict(self.key)
+        if self.expressions.update is None:
+            return base
+        new = ex.apply_update(self.expressions.update, base, self.expressions.names, self.expressions.values)
+        for name in self.table.key.names:
+            if name not in new or not equal(new[name], self.key[name]):
+                raise invalid(f"Cannot update attribute {name}. This attribute is part of the key")
+        return new
+
+
+@dataclass
+class ConditionCheck(Action):
+    """Checks a condition and writes nothing (TransactWriteItems' ConditionCheck)."""
+
+    def compute(self, old: Item | None) -> Item | None:
+        return old
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        self.consumed.table_units += 2.0 if self.transactional else 1.0
+
+
+def stream_record(engine: Engine, table: TableMeta, key: Item, old: Item | None, new: Item | None) -> dict | None:
+    """A DynamoDB Streams record for a change, or None when nothing changed (DynamoDB writes none)."""
+    if old is None and new is None:
+        return None
+    if old is not None and new is not None and _same(old, new):
+        return None
+    view = table.stream_view_type
+    event = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
+    body: dict[str, Any] = {"Keys": key, "StreamViewType": view}
+    if view in ("NEW_IMAGE", "NEW_AND_OLD_IMAGES") and new is not None:
+        body["NewImage"] = new
+    if view in ("OLD_IMAGE", "NEW_AND_OLD_IMAGES") and old is not None:
+        body["OldImage"] = old
+    return {
+        "eventID": uuid.uuid4().hex,
+        "eventName": event,
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": engine.region,
+        "dynamodb": body,
+    }
+
+
+def _same(left: Item, right: Item) -> bool:
+    return left.keys() == right.keys() and all(equal(left[k], right[k]) for k in left)
+
+
+def new_item(table: TableMeta, raw: Any) -> tuple[Item, Item]:
+    """Validate an item from a request and return it with its primary key."""
+    item = validate_item(raw)
+    table.encode_item_key(item, for_item=True)
+    return item, table.key_of(item)
+
+
+def key_from(table: TableMeta, raw: Any) -> Item:
+    key = validate_item(raw, "key")
+    table.encode_item_key(key, for_item=False)
+    return key
+
+
+def check_return_values(operation: str, request: dict) -> str:
+    value = request.get("ReturnValues", "NONE")
+    if value not in RETURN_VALUES[operation]:
+        raise ValidationException("Return values set to invalid value")
+    return value

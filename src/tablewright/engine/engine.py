@@ -1,0 +1,105 @@
+"""The engine: DynamoDB's API over a :class:`~tablewright.engine.storage.Store`.
+
+``Engine.handle(operation, request)`` is the one entry point; every protocol adapter (the in-process
+boto3 client, the HTTP server) calls it. Operations are looked up in a table built from the modules of
+``tablewright.engine.ops``, each of which maps operation names to functions.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import ttl
+from .errors import DynamoDBError, InternalServerError, UnknownOperationException
+from .ops import OPERATIONS
+from .storage import Store
+
+Request = dict[str, Any]
+Response = dict[str, Any]
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Engine:
+    """An embedded DynamoDB-compatible database.
+
+    ``Engine()`` keeps everything in memory; ``Engine("app.db")`` persists to one SQLite file that several
+    threads and processes may share. ``ttl_interval`` (seconds) starts a background sweeper that deletes
+    expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`.
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        region: str = "us-east-1",
+        account: str = "000000000000",
+        ttl_interval: float | None = None,
+        durable: bool = False,
+        validate: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = Store(None if path in (None, ":memory:") else str(path), durable=durable)
+        self.region = region
+        self.account = account
+        self.clock = clock
+        self._validate = validate
+        self._sweeper: ttl.Sweeper | None = None
+        if ttl_interval:
+            self._sweeper = ttl.Sweeper(self, ttl_interval)
+            self._sweeper.start()
+        self._closed = threading.Event()
+
+    # ---------------------------------------------------------------------------------------- dispatch
+
+    def handle(self, operation: str, request: Request | None = None) -> Response:
+        """Run one DynamoDB operation on a wire-shaped request and return the wire-shaped response."""
+        function = OPERATIONS.get(operation)
+        if function is None:
+            raise UnknownOperationException(f"Unknown operation: {operation}")
+        request = {} if request is None else request
+        if self._validate:
+            from .validation import validate_request
+
+            validate_request(operation, request)
+        try:
+            return function(self, request)
+        except DynamoDBError:
+            raise
+        except RecursionError:
+            raise InternalServerError("The request is too deeply nested to process") from None
+
+    def __getattr__(self, name: str) -> Callable[[Request], Response]:
+        operation = _SNAKE_TO_OPERATION.get(name)
+        if operation is None:
+            raise AttributeError(name)
+        return lambda request=None, **kwargs: self.handle(operation, request if request is not None else kwargs)
+
+    # -------------------------------------------------------------------------------------- lifecycle
+
+    def sweep_ttl(self, now: float | None = None) -> int:
+        """Delete every item whose TTL has passed (as DynamoDB's background process would); return the count."""
+        return ttl.sweep(self, self.clock() if now is None else now)
+
+    def arn(self, table: str) -> str:
+        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{table}"
+
+    def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.stop()
+        self.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_SNAKE_TO_OPERATION = {_snake(name): name for name in OPERATIONS}

@@ -1,0 +1,44 @@
+"""DynamoDB's error messages for expressions, in one place so that their wording stays exact.
+
+Errors about an expression's text are prefixed ``Invalid <Kind>: `` the way DynamoDB prefixes them
+(``Invalid UpdateExpression: Syntax error; ...``); errors found while applying an expression to an
+item carry no prefix, as in DynamoDB.
+"""
+
+from __future__ import annotations
+
+from ..errors import ValidationException
+from ..types import AttributeValue
+
+MAX_EXPRESSION_BYTES = 4096
+MAX_IN_OPERANDS = 100
+
+MISSING_ATTRIBUTE = "The provided expression refers to an attribute that does not exist in the item"
+INVALID_UPDATE_PATH = "The document path provided in the update expression is invalid for update"
+INCORRECT_DATA_TYPE = "An operand in the update expression has an incorrect data type"
+
+
+def invalid_expression(kind: str, detail: str) -> ValidationException:
+    """``Invalid <kind>: <detail>``: a problem with the text of one expression."""
+    return ValidationException(f"Invalid {kind}: {detail}")
+
+
+def incorrect_operand(kind: str, operator: str, value: AttributeValue) -> ValidationException:
+    """A value placeholder of a type the operator or function cannot take."""
+    (type_name,) = value
+    return invalid_expression(
+        kind,
+        f"Incorrect operand type for operator or function; operator or function: {operator}, "
+        f"operand type: {type_name}",
+    )
+
+
+def render_path(path: tuple) -> str:
+    """A resolved path the way DynamoDB prints it in overlap errors: ``[a, b, [1]]``."""
+    return "[" + ", ".join(f"[{e}]" if isinstance(e, int) else e for e in path) + "]"
+
+
+def render_value(value: AttributeValue) -> str:
+    """An attribute value the way DynamoDB prints it in key-condition errors: ``{N:5}``."""
+    ((type_name, payload),) = value.items()
+    return f"{{{type_name}:{payload}}}"

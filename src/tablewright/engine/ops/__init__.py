@@ -1,0 +1,14 @@
+"""DynamoDB operations, one module per area; each module's ``OPERATIONS`` maps names to functions."""
+
+from __future__ import annotations
+
+from . import batch, items, reads, streams, tables, transactions
+
+OPERATIONS = {
+    **tables.OPERATIONS,
+    **items.OPERATIONS,
+    **reads.OPERATIONS,
+    **batch.OPERATIONS,
+    **transactions.OPERATIONS,
+    **streams.OPERATIONS,
+}

@@ -1,0 +1,108 @@
+"""Single-item operations: PutItem, GetItem, UpdateItem, DeleteItem."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import expressions as ex
+from ..actions import (
+    Delete,
+    Expressions,
+    Put,
+    Update,
+    check_return_values,
+    key_from,
+    new_item,
+    reject_legacy,
+)
+from ..capacity import Consumed, read_units
+from ..types import item_size
+from .tables import require_table
+
+if TYPE_CHECKING:
+    from ..actions import Action
+    from ..engine import Engine
+
+
+def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str, Any]:
+    response: dict[str, Any] = {}
+    if attributes:
+        response["Attributes"] = attributes
+    consumed = action.consumed.render(request.get("ReturnConsumedCapacity"))
+    if consumed:
+        response["ConsumedCapacity"] = consumed
+    return response
+
+
+def put_item(engine: Engine, request: dict) -> dict:
+    reject_legacy(request)
+    table = require_table(engine, request["TableName"])
+    returns = check_return_values("PutItem", request)
+    item, key = new_item(table, request["Item"])
+    action = Put(
+        engine, table, key, Expressions.parse(request, condition="ConditionExpression"),
+        request.get("ReturnValuesOnConditionCheckFailure", "NONE"), item=item,
+    )
+    action.run()
+    return _respond(action, request, action.old if returns == "ALL_OLD" else None)
+
+
+def delete_item(engine: Engine, request: dict) -> dict:
+    reject_legacy(request)
+    table = require_table(engine, request["TableName"])
+    returns = check_return_values("DeleteItem", request)
+    action = Delete(
+        engine, table, key_from(table, request["Key"]), Expressions.parse(request, condition="ConditionExpression"),
+        request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+    )
+    action.run()
+    return _respond(action, request, action.old if returns == "ALL_OLD" else None)
+
+
+def update_item(engine: Engine, request: dict) -> dict:
+    reject_legacy(request)
+    table = require_table(engine, request["TableName"])
+    returns = check_return_values("UpdateItem", request)
+    expressions = Expressions.parse(request, condition="ConditionExpression", update="UpdateExpression")
+    action = Update(
+        engine, table, key_from(table, request["Key"]), expressions,
+        request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+    )
+    action.run()
+    return _respond(action, request, _returned(returns, action, expressions))
+
+
+def _returned(returns: str, action: Update, expressions: Expressions) -> dict | None:
+    if returns == "ALL_OLD":
+        return action.old
+    if returns == "ALL_NEW":
+        return action.new
+    if returns in ("UPDATED_OLD", "UPDATED_NEW") and expressions.update is not None:
+        source = (action.old or {}) if returns == "UPDATED_OLD" else (action.new or {})
+        paths = ex.updated_paths(expressions.update, expressions.names)
+        return ex.project_paths(paths, source) or None
+    return None
+
+
+def get_item(engine: Engine, request: dict) -> dict:
+    reject_legacy(request)
+    table = require_table(engine, request["TableName"])
+    expressions = Expressions.parse(request, projection="ProjectionExpression")
+    key = key_from(table, request["Key"])
+    encoded = table.encode_item_key(key, for_item=False)
+    with engine.store.read() as conn:
+        item = engine.store.get(conn, table, encoded)
+    consistent = bool(request.get("ConsistentRead"))
+    response: dict[str, Any] = {}
+    if item is not None:
+        response["Item"] = (
+            ex.project(expressions.projection, item, expressions.names) if expressions.projection else item
+        )
+    consumed = Consumed(table, "read", read_units(item_size(item) if item else 0, consistent=consistent))
+    rendered = consumed.render(request.get("ReturnConsumedCapacity"))
+    if rendered:
+        response["ConsumedCapacity"] = rendered
+    return response
+
+
+OPERATIONS = {"PutItem": put_item, "GetItem": get_item, "UpdateItem": update_item, "DeleteItem": delete_item}

@@ -1,0 +1,229 @@
+"""Query and Scan: ordered reads of a table or index, paged by Limit and the 1 MB limit before filtering."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .. import expressions as ex
+from ..actions import Expressions, reject_legacy
+from ..capacity import READ_UNIT, Consumed
+from ..catalog import IndexMeta, KeySchema, TableMeta
+from ..errors import ValidationException
+from ..types import encode_key, invalid, partition_hash, validate_item
+from .tables import require_table
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+PAGE_BYTES = 1024 * 1024
+_RANGE_SQL = {"=": "x.sk = ?", "<": "x.sk < ?", "<=": "x.sk <= ?", ">": "x.sk > ?", ">=": "x.sk >= ?"}
+
+
+@dataclass
+class Source:
+    """The table or index a read runs over, and what an item read from it looks like."""
+
+    table: TableMeta
+    index: IndexMeta | None
+
+    @property
+    def key(self) -> KeySchema:
+        return self.index.key if self.index else self.table.key
+
+    def last_key(self, item: dict) -> dict:
+        names = set(self.table.key.names) | set(self.key.names)
+        return {name: item[name] for name in names if name in item}
+
+    def start_after(self, raw: Any, forward: bool, columns: str) -> tuple[str, tuple]:
+        """SQL continuing strictly after an ExclusiveStartKey, in read order."""
+        start = validate_item(raw, "ExclusiveStartKey")
+        needed = set(self.table.key.names) | set(self.key.names)
+        if set(start) != needed:
+            raise ValidationException("The provided starting key is invalid: The provided key element does not match the schema")
+        h, pk, sk = self.table.encode_item_key(self.table.key_of(start), for_item=False)
+        if self.index is None:
+            values: tuple = (h, pk, sk)
+        else:
+            entry = self.index.entry_key(start)
+            if entry is None:
+                raise ValidationException("The provided starting key is invalid")
+            values = (partition_hash(entry[0]), entry[0], entry[1], pk, sk)
+        chosen = _COLUMNS[columns][self.index is not None]
+        picked = tuple(values[i] for i in chosen[1])
+        return f"({chosen[0]}) {'>' if forward else '<'} ({', '.join('?' * len(picked))})", picked
+
+
+# Which columns order a read (query: within one partition; scan: everything) and which key values fill them.
+_COLUMNS = {
+    "query": {False: ("x.sk", (2,)), True: ("x.sk, x.tpk, x.tsk", (2, 3, 4))},
+    "scan": {False: ("x.h, x.pk, x.sk", (0, 1, 2)), True: ("x.h, x.pk, x.sk, x.tpk, x.tsk", (0, 1, 2, 3, 4))},
+}
+
+
+def _source(engine: Engine, request: dict, operation: str) -> Source:
+    reject_legacy(request)
+    table = require_table(engine, request["TableName"])
+    index = table.index(request["IndexName"]) if "IndexName" in request else None
+    if index is not None and index.kind == "GSI" and request.get("ConsistentRead"):
+        raise ValidationException("Consistent reads are not supported on global secondary indexes")
+    return Source(table, index)
+
+
+def _select(source: Source, request: dict, expressions: Expressions) -> str:
+    select = request.get("Select")
+    if select is None:
+        select = "SPECIFIC_ATTRIBUTES" if expressions.projection else (
+            "ALL_PROJECTED_ATTRIBUTES" if source.index else "ALL_ATTRIBUTES"
+        )
+    if expressions.projection is not None and select != "SPECIFIC_ATTRIBUTES":
+        raise ValidationException(
+            f"Cannot specify the ProjectionExpression when choosing to get {select}" if select != "COUNT"
+            else "Cannot specify the AttributesToGet when choosing to get only the COUNT"
+        )
+    if select == "SPECIFIC_ATTRIBUTES" and expressions.projection is None:
+        raise ValidationException("Select type SPECIFIC_ATTRIBUTES requires a ProjectionExpression")
+    if select == "ALL_PROJECTED_ATTRIBUTES" and source.index is None:
+        raise ValidationException("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+    if select == "ALL_ATTRIBUTES" and source.index and source.index.kind == "GSI" and source.index.projection != "ALL":
+        raise invalid(
+            f"Select type ALL_ATTRIBUTES is not supported for global secondary index {source.index.name} "
+            "because its projection type is not ALL"
+        )
+    return select
+
+
+def _page(
+    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions, filter_expr: Any
+) -> dict:
+    """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity."""
+    select = _select(source, request, expressions)
+    limit = request.get("Limit")
+    items: list[dict] = []
+    scanned = size_read = 0
+    last: dict | None = None
+    for _pk, _sk, _tpk, _tsk, size, raw in rows:
+        item = orjson.loads(raw)
+        if source.index is not None:
+            item = item if (select == "ALL_ATTRIBUTES" and source.index.kind == "LSI") else source.index.project(item)
+        scanned += 1
+        size_read += size
+        if filter_expr is None or ex.evaluate_condition(filter_expr, item, expressions.names, expressions.values):
+            items.append(item)
+        if (limit is not None and scanned >= limit) or size_read >= PAGE_BYTES:
+            last = source.last_key(item)
+            break
+    consistent = bool(request.get("ConsistentRead"))
+    units = max(1, math.ceil(size_read / READ_UNIT)) * (1.0 if consistent else 0.5)
+    consumed = Consumed(source.table, "read")
+    if source.index is not None:
+        consumed.add_index(source.index, units)
+    else:
+        consumed.table_units = units
+    response: dict[str, Any] = {"Count": len(items), "ScannedCount": scanned}
+    if select != "COUNT":
+        if expressions.projection is not None:
+            items = [ex.project(expressions.projection, item, expressions.names) for item in items]
+        response["Items"] = items
+    if last is not None:
+        response["LastEvaluatedKey"] = last
+    rendered = consumed.render(request.get("ReturnConsumedCapacity"))
+    if rendered:
+        response["ConsumedCapacity"] = rendered
+    return response
+
+
+def _prefix_successor(prefix: bytes) -> bytes | None:
+    """The smallest byte string greater than every string starting with ``prefix`` (None: unbounded)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])
+
+
+def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tuple]:
+    if op is None:
+        return "", ()
+    key = source.key
+    for value in values:
+        if key.range_type not in value:
+            raise invalid("Condition parameter type does not match schema type")
+    encoded = tuple(encode_key(v) for v in values)
+    if op == "BETWEEN":
+        return " AND x.sk BETWEEN ? AND ?", encoded
+    if op == "begins_with":
+        if key.range_type == "N":
+            raise invalid(f"Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+        upper = _prefix_successor(encoded[0])
+        if upper is None:
+            return " AND x.sk >= ?", encoded
+        return " AND x.sk >= ? AND x.sk < ?", (encoded[0], upper)
+    return " AND " + _RANGE_SQL[op], encoded
+
+
+def query(engine: Engine, request: dict) -> dict:
+    source = _source(engine, request, "Query")
+    if "KeyConditionExpression" not in request:
+        raise ValidationException("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+    expressions = Expressions.parse(
+        request, condition="FilterExpression", projection="ProjectionExpression", key_condition="KeyConditionExpression"
+    )
+    key = source.key
+    condition = ex.resolve_key_condition(
+        expressions.key_condition, expressions.names, expressions.values, key.hash_name, key.range_name
+    )
+    if key.hash_type not in condition.hash_value:
+        raise invalid("Condition parameter type does not match schema type")
+    pk = encode_key(condition.hash_value)
+    where = "x.h = ? AND x.pk = ?"
+    params: tuple = (partition_hash(pk), pk)
+    range_sql, range_params = _range_sql(source, condition.range_op, condition.range_values)
+    where += range_sql
+    params += range_params
+    forward = request.get("ScanIndexForward", True)
+    if "ExclusiveStartKey" in request:
+        clause, values = source.start_after(request["ExclusiveStartKey"], forward, "query")
+        where += " AND " + clause
+        params += values
+    columns = _COLUMNS["query"][source.index is not None][0]
+    direction = "" if forward else " DESC"
+    order = ", ".join(c + direction for c in columns.split(", "))
+    with engine.store.read() as conn:
+        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
+        return _page(engine, source, request, rows, expressions, expressions.condition)
+
+
+def scan(engine: Engine, request: dict) -> dict:
+    source = _source(engine, request, "Scan")
+    expressions = Expressions.parse(request, condition="FilterExpression", projection="ProjectionExpression")
+    where, params = "1", ()
+    segment, total = request.get("Segment"), request.get("TotalSegments")
+    if (segment is None) != (total is None):
+        missing = "TotalSegments" if total is None else "Segment"
+        present = "Segment" if total is None else "TotalSegments"
+        raise ValidationException(
+            f"The {missing} parameter is required but was not present in the request when {present} parameter is present"
+        )
+    if total is not None:
+        if segment >= total:
+            raise ValidationException(
+                f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+                f"Segment: {segment} is not less than TotalSegments: {total}"
+            )
+        where = "x.h >= ? AND x.h < ?"
+        params = (segment * 2**32 // total, (segment + 1) * 2**32 // total)
+    if "ExclusiveStartKey" in request:
+        clause, values = source.start_after(request["ExclusiveStartKey"], True, "scan")
+        where += " AND " + clause
+        params += values
+    order = _COLUMNS["scan"][source.index is not None][0]
+    with engine.store.read() as conn:
+        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
+        return _page(engine, source, request, rows, expressions, expressions.condition)
+
+
+OPERATIONS = {"Query": query, "Scan": scan}

@@ -1,0 +1,5 @@
+"""DynamoDB Streams operations (ListStreams, DescribeStream, GetShardIterator, GetRecords)."""
+
+from __future__ import annotations
+
+OPERATIONS: dict = {}

@@ -1,0 +1,424 @@
+"""Control plane: CreateTable, DescribeTable, ListTables, UpdateTable, DeleteTable, TTL and tags."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from ..catalog import TableMeta
+from ..errors import LimitExceededException, ResourceInUseException, ResourceNotFoundException, ValidationException
+from ..types import invalid
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+MAX_GSIS = 20
+MAX_LSIS = 5
+MAX_PROJECTED_ATTRIBUTES = 100
+
+
+def require_table(engine: Engine, name: str) -> TableMeta:
+    meta = engine.store.table(name) if isinstance(name, str) else None
+    if meta is None:
+        raise ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
+    return meta
+
+
+def table_name_from_arn(engine: Engine, arn: str) -> str:
+    prefix = engine.arn("")
+    if not isinstance(arn, str) or not arn.startswith(prefix):
+        raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+    return arn[len(prefix) :].split("/")[0]
+
+
+# ------------------------------------------------------------------------------------------- definitions
+
+
+def _check_key_schema(key_schema: list[dict], definitions: dict[str, str], where: str) -> None:
+    kinds = [k.get("KeyType") for k in key_schema]
+    if kinds.count("HASH") != 1 or kinds.count("RANGE") > 1 or (len(kinds) == 2 and kinds[0] != "HASH"):
+        raise invalid(f"Invalid KeySchema: {where} must have exactly one HASH key, optionally followed by one RANGE key")
+    for key in key_schema:
+        name = key["AttributeName"]
+        if name not in definitions:
+            raise invalid(
+                f"Some index key attributes are not defined in AttributeDefinitions. Keys: [{name}], "
+                f"AttributeDefinitions: [{', '.join(definitions)}]"
+            )
+
+
+def _check_projection(projection: dict, index_name: str) -> int:
+    kind = projection.get("ProjectionType", "ALL")
+    non_key = projection.get("NonKeyAttributes")
+    if kind != "INCLUDE" and non_key:
+        raise invalid(
+            f"ProjectionType is {kind}, but NonKeyAttributes is specified (index {index_name})"
+        )
+    if kind == "INCLUDE" and not non_key:
+        raise invalid(f"ProjectionType is INCLUDE, but NonKeyAttributes is not specified (index {index_name})")
+    return len(non_key or ())
+
+
+def _throughput(billing: str, throughput: dict | None, what: str) -> dict[str, Any]:
+    if billing == "PAY_PER_REQUEST":
+        if throughput:
+            raise invalid(
+                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
+            )
+        return {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    if not throughput:
+        raise invalid(f"ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED ({what})")
+    return {
+        "NumberOfDecreasesToday": 0,
+        "ReadCapacityUnits": throughput["ReadCapacityUnits"],
+        "WriteCapacityUnits": throughput["WriteCapacityUnits"],
+    }
+
+
+def _index_description(engine: Engine, table: str, index: dict, billing: str | None) -> dict[str, Any]:
+    out = {
+        "IndexName": index["IndexName"],
+        "KeySchema": index["KeySchema"],
+        "Projection": index.get("Projection") or {"ProjectionType": "ALL"},
+        "IndexArn": f"{engine.arn(table)}/index/{index['IndexName']}",
+    }
+    if billing is not None:  # GSIs have their own status and throughput
+        out["IndexStatus"] = "ACTIVE"
+        out["ProvisionedThroughput"] = _throughput(billing, index.get("ProvisionedThroughput"), index["IndexName"])
+    return out
+
+
+def _stream_fields(engine: Engine, table: str, spec: dict | None) -> dict[str, Any]:
+    if not spec or not spec.get("StreamEnabled"):
+        return {}
+    if "StreamViewType" not in spec:
+        raise invalid("StreamViewType is required when StreamEnabled is true")
+    label = datetime.datetime.fromtimestamp(engine.clock(), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+    return {
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": spec["StreamViewType"]},
+        "LatestStreamLabel": label,
+        "LatestStreamArn": f"{engine.arn(table)}/stream/{label}",
+    }
+
+
+def create_table(engine: Engine, request: dict) -> dict:
+    name = request["TableName"]
+    definitions_list = request.get("AttributeDefinitions", [])
+    definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
+    if len(definitions) != len(definitions_list):
+        raise invalid("Duplicate AttributeName in AttributeDefinitions")
+    _check_key_schema(request["KeySchema"], definitions, "the table")
+    table_hash = next(k["AttributeName"] for k in request["KeySchema"] if k["KeyType"] == "HASH")
+    table_has_range = len(request["KeySchema"]) == 2
+    billing = request.get("BillingMode", "PROVISIONED")
+    gsis = request.get("GlobalSecondaryIndexes") or []
+    lsis = request.get("LocalSecondaryIndexes") or []
+    if len(gsis) > MAX_GSIS:
+        raise invalid(f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}")
+    if len(lsis) > MAX_LSIS:
+        raise invalid(f"LocalSecondaryIndexes count exceeds the per-table limit of {MAX_LSIS}")
+    if lsis and not table_has_range:
+        raise invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+    index_names: set[str] = set()
+    projected = 0
+    used = {k["AttributeName"] for k in request["KeySchema"]}
+    for kind, index in [("GSI", i) for i in gsis] + [("LSI", i) for i in lsis]:
+        if index["IndexName"] in index_names:
+            raise invalid(f"Duplicate index name: {index['IndexName']}")
+        index_names.add(index["IndexName"])
+        _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
+        used.update(k["AttributeName"] for k in index["KeySchema"])
+        projected += _check_projection(index.get("Projection") or {}, index["IndexName"])
+        if kind == "LSI":
+            index_hash = next(k["AttributeName"] for k in index["KeySchema"] if k["KeyType"] == "HASH")
+            if index_hash != table_hash or len(index["KeySchema"]) != 2:
+                raise invalid(
+                    f"Index KeySchema does not have the same leading hash key as table KeySchema for index: "
+                    f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
+                )
+    if projected > MAX_PROJECTED_ATTRIBUTES:
+        raise invalid(f"The number of projected attributes across all indexes exceeds {MAX_PROJECTED_ATTRIBUTES}")
+    if used != set(definitions):
+        raise invalid(
+            "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
+        )
+    throughput = _throughput(billing, request.get("ProvisionedThroughput"), "table")
+
+    with engine.store.write() as conn:
+        if engine.store.table(name) is not None:
+            raise ResourceInUseException(f"Table already exists: {name}")
+        table_id = engine.store.next_table_id(conn)
+        now = engine.clock()
+        description: dict[str, Any] = {
+            "AttributeDefinitions": definitions_list,
+            "TableName": name,
+            "KeySchema": request["KeySchema"],
+            "TableStatus": "ACTIVE",
+            "CreationDateTime": now,
+            "ProvisionedThroughput": throughput,
+            "TableArn": engine.arn(name),
+            "TableId": str(uuid.uuid4()),
+            "BillingModeSummary": {"BillingMode": billing, "LastUpdateToPayPerRequestDateTime": now},
+            "DeletionProtectionEnabled": bool(request.get("DeletionProtectionEnabled", False)),
+            "TableClassSummary": {"TableClass": request.get("TableClass", "STANDARD")},
+        }
+        if gsis:
+            description["GlobalSecondaryIndexes"] = [_index_description(engine, name, i, billing) for i in gsis]
+        if lsis:
+            description["LocalSecondaryIndexes"] = [_index_description(engine, name, i, None) for i in lsis]
+        description.update(_stream_fields(engine, name, request.get("StreamSpecification")))
+        document = {
+            "Description": description,
+            "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
+            "NextIndexNumber": len(gsis) + len(lsis),
+            "Tags": {t["Key"]: t["Value"] for t in request.get("Tags", [])},
+            "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
+        }
+        meta = engine.store.save_table(conn, table_id, document)
+        engine.store.create_table_storage(conn, meta)
+        return {"TableDescription": describe(engine, conn, meta)}
+
+
+def describe(engine: Engine, conn: Any, meta: TableMeta) -> dict[str, Any]:
+    """The TableDescription with live ItemCount and sizes for the table and each index."""
+    description = copy.deepcopy(meta.description)
+    description["ItemCount"], description["TableSizeBytes"] = engine.store.counts(conn, meta)
+    for field_name in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        for index in description.get(field_name, []):
+            index["ItemCount"], index["IndexSizeBytes"] = engine.store.counts(conn, meta, meta.indexes[index["IndexName"]])
+    return description
+
+
+def describe_table(engine: Engine, request: dict) -> dict:
+    with engine.store.read() as conn:
+        meta = require_table(engine, request["TableName"])
+        return {"Table": describe(engine, conn, meta)}
+
+
+def list_tables(engine: Engine, request: dict) -> dict:
+    limit = request.get("Limit", 100)
+    start = request.get("ExclusiveStartTableName")
+    with engine.store.read():
+        names = [n for n in engine.store.tables() if start is None or n > start]
+    response: dict[str, Any] = {"TableNames": names[:limit]}
+    if len(names) > limit:
+        response["LastEvaluatedTableName"] = names[limit - 1]
+    return response
+
+
+def delete_table(engine: Engine, request: dict) -> dict:
+    with engine.store.write() as conn:
+        meta = require_table(engine, request["TableName"])
+        if meta.description.get("DeletionProtectionEnabled"):
+            raise ValidationException(
+                "Resource cannot be deleted as it is currently protected against deletions. "
+                "Disable deletion protection first."
+            )
+        description = describe(engine, conn, meta)
+        description["TableStatus"] = "DELETING"
+        engine.store.drop_table(conn, meta)
+        return {"TableDescription": description}
+
+
+# -------------------------------------------------------------------------------------------- UpdateTable
+
+
+def update_table(engine: Engine, request: dict) -> dict:
+    with engine.store.write() as conn:
+        meta = require_table(engine, request["TableName"])
+        document = copy.deepcopy(meta.extra)
+        description = document["Description"]
+        definitions = {d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]}
+        for new in request.get("AttributeDefinitions", []):
+            known = definitions.get(new["AttributeName"])
+            if known is not None and known != new["AttributeType"]:
+                raise invalid(f"Cannot change the type of attribute {new['AttributeName']}")
+            definitions[new["AttributeName"]] = new["AttributeType"]
+        billing = request.get("BillingMode", description["BillingModeSummary"]["BillingMode"])
+        if "BillingMode" in request or "ProvisionedThroughput" in request:
+            throughput = request.get("ProvisionedThroughput")
+            if billing == "PROVISIONED" and throughput is None and description["BillingModeSummary"]["BillingMode"] == "PROVISIONED":
+                throughput = {
+                    "ReadCapacityUnits": description["ProvisionedThroughput"]["ReadCapacityUnits"],
+                    "WriteCapacityUnits": description["ProvisionedThroughput"]["WriteCapacityUnits"],
+                }
+            description["ProvisionedThroughput"] = _throughput(billing, throughput, "table")
+            description["BillingModeSummary"] = {"BillingMode": billing, "LastUpdateToPayPerRequestDateTime": engine.clock()}
+        if "TableClass" in request:
+            description["TableClassSummary"] = {"TableClass": request["TableClass"]}
+        if "DeletionProtectionEnabled" in request:
+            description["DeletionProtectionEnabled"] = bool(request["DeletionProtectionEnabled"])
+        if "StreamSpecification" in request:
+            _update_stream(engine, description, request["StreamSpecification"])
+        created, deleted = _update_indexes(engine, meta, document, definitions, billing, request)
+        description["AttributeDefinitions"] = [{"AttributeName": n, "AttributeType": t} for n, t in definitions.items()]
+        _prune_definitions(description)
+        new_meta = engine.store.save_table(conn, meta.id, document)
+        for index in deleted:
+            engine.store.drop_index_storage(conn, meta, index)
+        for name in created:
+            index = new_meta.indexes[name]
+            engine.store.create_index_storage(conn, new_meta, index)
+            engine.store.backfill_index(conn, new_meta, index)
+        return {"TableDescription": describe(engine, conn, new_meta)}
+
+
+def _update_stream(engine: Engine, description: dict, spec: dict) -> None:
+    current = description.get("StreamSpecification", {}).get("StreamEnabled", False)
+    if spec.get("StreamEnabled") and current:
+        raise invalid("Table already has an enabled stream")
+    if not spec.get("StreamEnabled"):
+        if not current:
+            raise invalid("Table does not have an enabled stream to disable")
+        description["StreamSpecification"] = {"StreamEnabled": False}
+        return
+    description.update(_stream_fields(engine, description["TableName"], spec))
+
+
+def _update_indexes(engine: Engine, meta: TableMeta, document: dict, definitions: dict, billing: str, request: dict):
+    description = document["Description"]
+    updates = request.get("GlobalSecondaryIndexUpdates") or []
+    structural = [u for u in updates if "Create" in u or "Delete" in u]
+    if len(structural) > 1:
+        raise LimitExceededException(
+            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+        )
+    gsis = description.setdefault("GlobalSecondaryIndexes", [])
+    created: list[str] = []
+    deleted = []
+    for update in updates:
+        if "Create" in update:
+            index = update["Create"]
+            if index["IndexName"] in meta.indexes:
+                raise invalid(f"Index already exists: {index['IndexName']}")
+            if len(gsis) >= MAX_GSIS:
+                raise LimitExceededException(f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}")
+            _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
+            _check_projection(index.get("Projection") or {}, index["IndexName"])
+            gsis.append(_index_description(engine, meta.name, index, billing))
+            document["IndexNumbers"][index["IndexName"]] = document["NextIndexNumber"]
+            document["NextIndexNumber"] += 1
+            created.append(index["IndexName"])
+        elif "Delete" in update:
+            name = update["Delete"]["IndexName"]
+            if name not in meta.indexes or meta.indexes[name].kind != "GSI":
+                raise ResourceNotFoundException(f"Requested resource not found: Index: {name} not found")
+            gsis[:] = [g for g in gsis if g["IndexName"] != name]
+            del document["IndexNumbers"][name]
+            deleted.append(meta.indexes[name])
+        elif "Update" in update:
+            name = update["Update"]["IndexName"]
+            target = next((g for g in gsis if g["IndexName"] == name), None)
+            if target is None:
+                raise ResourceNotFoundException(f"Requested resource not found: Index: {name} not found")
+            target["ProvisionedThroughput"] = _throughput(billing, update["Update"].get("ProvisionedThroughput"), name)
+    if not gsis:
+        description.pop("GlobalSecondaryIndexes")
+    return created, deleted
+
+
+def _prune_definitions(description: dict) -> None:
+    """Keep only attribute definitions some key still uses, as DynamoDB does after an index is deleted."""
+    used = {k["AttributeName"] for k in description["KeySchema"]}
+    for field_name in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        for index in description.get(field_name, []):
+            used.update(k["AttributeName"] for k in index["KeySchema"])
+    description["AttributeDefinitions"] = [d for d in description["AttributeDefinitions"] if d["AttributeName"] in used]
+
+
+# ------------------------------------------------------------------------------------------ TTL and tags
+
+
+def update_time_to_live(engine: Engine, request: dict) -> dict:
+    spec = request["TimeToLiveSpecification"]
+    with engine.store.write() as conn:
+        meta = require_table(engine, request["TableName"])
+        document = copy.deepcopy(meta.extra)
+        current = document.get("TimeToLive", {})
+        enabled = current.get("TimeToLiveStatus") == "ENABLED"
+        if spec["Enabled"] and enabled:
+            raise ValidationException("TimeToLive is already enabled")
+        if not spec["Enabled"] and not enabled:
+            raise ValidationException("TimeToLive is already disabled")
+        if not spec["Enabled"] and current.get("AttributeName") != spec["AttributeName"]:
+            raise ValidationException("The AttributeName does not match the current TimeToLive attribute")
+        document["TimeToLive"] = {
+            "TimeToLiveStatus": "ENABLED" if spec["Enabled"] else "DISABLED",
+            "AttributeName": spec["AttributeName"],
+        }
+        engine.store.save_table(conn, meta.id, document)
+    return {"TimeToLiveSpecification": spec}
+
+
+def describe_time_to_live(engine: Engine, request: dict) -> dict:
+    with engine.store.read():
+        meta = require_table(engine, request["TableName"])
+    ttl = meta.extra.get("TimeToLive", {"TimeToLiveStatus": "DISABLED"})
+    if ttl.get("TimeToLiveStatus") != "ENABLED":
+        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
+    return {"TimeToLiveDescription": ttl}
+
+
+def _retag(engine: Engine, arn: str, change) -> dict[str, str]:
+    name = table_name_from_arn(engine, arn)
+    with engine.store.write() as conn:
+        meta = require_table(engine, name)
+        document = copy.deepcopy(meta.extra)
+        tags = document.setdefault("Tags", {})
+        change(tags)
+        if len(tags) > 50:
+            raise ValidationException("One or more parameter values were invalid: Too many tags (at most 50)")
+        engine.store.save_table(conn, meta.id, document)
+        return tags
+
+
+def tag_resource(engine: Engine, request: dict) -> dict:
+    _retag(engine, request["ResourceArn"], lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}))
+    return {}
+
+
+def untag_resource(engine: Engine, request: dict) -> dict:
+    def remove(tags: dict) -> None:
+        for key in request["TagKeys"]:
+            tags.pop(key, None)
+
+    _retag(engine, request["ResourceArn"], remove)
+    return {}
+
+
+def list_tags_of_resource(engine: Engine, request: dict) -> dict:
+    name = table_name_from_arn(engine, request["ResourceArn"])
+    with engine.store.read():
+        meta = require_table(engine, name)
+    return {"Tags": [{"Key": k, "Value": v} for k, v in sorted(meta.tags.items())]}
+
+
+def describe_endpoints(engine: Engine, request: dict) -> dict:
+    return {"Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]}
+
+
+def describe_limits(engine: Engine, request: dict) -> dict:
+    return {
+        "AccountMaxReadCapacityUnits": 80000,
+        "AccountMaxWriteCapacityUnits": 80000,
+        "TableMaxReadCapacityUnits": 40000,
+        "TableMaxWriteCapacityUnits": 40000,
+    }
+
+
+OPERATIONS = {
+    "CreateTable": create_table,
+    "DescribeTable": describe_table,
+    "ListTables": list_tables,
+    "UpdateTable": update_table,
+    "DeleteTable": delete_table,
+    "UpdateTimeToLive": update_time_to_live,
+    "DescribeTimeToLive": describe_time_to_live,
+    "TagResource": tag_resource,
+    "UntagResource": untag_resource,
+    "ListTagsOfResource": list_tags_of_resource,
+    "DescribeEndpoints": describe_endpoints,
+    "DescribeLimits": describe_limits,
+}

@@ -1,0 +1,169 @@
+"""TransactWriteItems and TransactGetItems: all-or-nothing over up to 100 items in any tables.
+
+Every action's condition is evaluated before anything is written, inside one SQLite write transaction,
+so a cancelled transaction writes nothing and a crash can never leave half of one applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .. import expressions as ex
+from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from, new_item
+from ..capacity import Consumed, merge, read_units
+from ..errors import (
+    ConditionalCheckFailedException,
+    IdempotentParameterMismatchException,
+    TransactionCanceledException,
+    ValidationException,
+)
+from ..types import item_size
+from .tables import require_table
+
+if TYPE_CHECKING:
+    from ..actions import Action
+    from ..engine import Engine
+
+MAX_ACTIONS = 100
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+TOKEN_SECONDS = 600
+
+
+def _put(engine: Engine, spec: dict) -> Action:
+    table = require_table(engine, spec["TableName"])
+    item, key = new_item(table, spec["Item"])
+    expressions = Expressions.parse(spec, condition="ConditionExpression")
+    return Put(engine, table, key, expressions, spec.get("ReturnValuesOnConditionCheckFailure", "NONE"), True, item=item)
+
+
+def _keyed(kind: type, **parsers: str):
+    def build(engine: Engine, spec: dict) -> Action:
+        table = require_table(engine, spec["TableName"])
+        expressions = Expressions.parse(spec, **parsers)
+        return kind(
+            engine, table, key_from(table, spec["Key"]), expressions,
+            spec.get("ReturnValuesOnConditionCheckFailure", "NONE"), True,
+        )
+
+    return build
+
+
+_BUILDERS = {
+    "Put": _put,
+    "Update": _keyed(Update, condition="ConditionExpression", update="UpdateExpression"),
+    "Delete": _keyed(Delete, condition="ConditionExpression"),
+    "ConditionCheck": _keyed(ConditionCheck, condition="ConditionExpression"),
+}
+
+
+def _build(engine: Engine, entry: dict) -> Action:
+    kinds = [k for k in _BUILDERS if k in entry]
+    if len(kinds) != 1:
+        raise ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
+    spec = entry[kinds[0]]
+    if kinds[0] == "ConditionCheck" and "ConditionExpression" not in spec:
+        raise ValidationException("ConditionCheck requires a ConditionExpression")
+    return _BUILDERS[kinds[0]](engine, spec)
+
+
+def transact_write_items(engine: Engine, request: dict) -> dict:
+    entries = request["TransactItems"]
+    if len(entries) > MAX_ACTIONS:
+        raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
+    body = orjson.dumps({k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS)
+    if len(body) > MAX_REQUEST_BYTES:
+        raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
+    actions = [_build(engine, entry) for entry in entries]
+    seen = set()
+    for action in actions:
+        identity = (action.table.name, action.encoded_key)
+        if identity in seen:
+            raise ValidationException("Transaction request cannot include multiple operations on one item")
+        seen.add(identity)
+    token = request.get("ClientRequestToken")
+    digest = hashlib.sha256(body).digest()
+    with engine.store.write() as conn:
+        if token is not None:
+            replay = _replay(engine, conn, token, digest)
+            if replay is not None:
+                return replay
+        reasons, failed = [], False
+        for action in actions:
+            try:
+                action.evaluate(conn)
+                reasons.append({"Code": "None"})
+            except ConditionalCheckFailedException as error:
+                failed = True
+                reason = {"Code": "ConditionalCheckFailed", "Message": error.message}
+                if error.item is not None:
+                    reason["Item"] = error.item
+                reasons.append(reason)
+            except ValidationException as error:
+                failed = True
+                reasons.append({"Code": "ValidationError", "Message": error.message})
+        if failed:
+            raise TransactionCanceledException(reasons)
+        for action in actions:
+            action.apply(conn)
+        response: dict[str, Any] = {}
+        rendered = merge([a.consumed for a in actions], request.get("ReturnConsumedCapacity"))
+        if rendered:
+            response["ConsumedCapacity"] = rendered
+        if token is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO tw_tokens (token, digest, response, created) VALUES (?, ?, ?, ?)",
+                (token, digest, orjson.dumps(response), engine.clock()),
+            )
+        return response
+
+
+def _replay(engine: Engine, conn: Any, token: str, digest: bytes) -> dict | None:
+    """The stored response of an earlier transaction with this token, if it is still within 10 minutes."""
+    conn.execute("DELETE FROM tw_tokens WHERE created < ?", (engine.clock() - TOKEN_SECONDS,))
+    row = conn.execute("SELECT digest, response FROM tw_tokens WHERE token = ?", (token,)).fetchone()
+    if row is None:
+        return None
+    if row[0] != digest:
+        raise IdempotentParameterMismatchException(
+            "Specified idempotent token was used with different request parameters within the 10 minutes window"
+        )
+    return orjson.loads(row[1])
+
+
+def transact_get_items(engine: Engine, request: dict) -> dict:
+    entries = request["TransactItems"]
+    if len(entries) > MAX_ACTIONS:
+        raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
+    plans = []
+    seen = set()
+    for entry in entries:
+        spec = entry["Get"]
+        table = require_table(engine, spec["TableName"])
+        key = key_from(table, spec["Key"])
+        encoded = table.encode_item_key(key, for_item=False)
+        if (table.name, encoded) in seen:
+            raise ValidationException("Transaction request cannot include multiple operations on one item")
+        seen.add((table.name, encoded))
+        plans.append((table, encoded, Expressions.parse(spec, projection="ProjectionExpression")))
+    responses, consumed = [], []
+    with engine.store.read() as conn:
+        for table, encoded, expressions in plans:
+            item = engine.store.get(conn, table, encoded)
+            consumed.append(Consumed(table, "read", read_units(item_size(item) if item else 0, transactional=True)))
+            if item is None:
+                responses.append({})
+            elif expressions.projection is not None:
+                responses.append({"Item": ex.project(expressions.projection, item, expressions.names)})
+            else:
+                responses.append({"Item": item})
+    response: dict[str, Any] = {"Responses": responses}
+    rendered = merge(consumed, request.get("ReturnConsumedCapacity"))
+    if rendered:
+        response["ConsumedCapacity"] = rendered
+    return response
+
+
+OPERATIONS = {"TransactWriteItems": transact_write_items, "TransactGetItems": transact_get_items}

@@ -1,0 +1,288 @@
+"""The SQLite layout of the engine: one file (or memory) holds tables, index entries and stream records.
+
+Layout (documented for users in docs/storage.md):
+
+* ``tw_meta(key, value)`` - format version and the catalog version, bumped on every control-plane change
+  so that other processes sharing the file reload table definitions;
+* ``tw_tables(name, id, document)`` - one JSON document per table (its TableDescription and more);
+* ``t<id>(h, pk, sk, size, item)`` - the items of table ``id``; ``pk``/``sk`` are the key values encoded so
+  that SQLite's byte order is DynamoDB's key order, ``h`` a 32-bit hash of ``pk`` (scan order, segments);
+* ``t<id>_i<n>(h, pk, sk, th, tpk, tsk, size)`` - entries of secondary index ``n``: index key, table key;
+* ``tw_stream(seq, table_id, created, record)`` - stream records, for tables with a stream;
+* ``tw_tokens(token, digest, response, created)`` - TransactWriteItems client request tokens.
+
+Writes run in ``BEGIN IMMEDIATE`` transactions, so a read-check-write of one request is atomic against
+every other thread and process using the file. WAL with ``synchronous=NORMAL`` keeps every committed
+transaction across a process crash (``kill -9``); ``durable=True`` selects ``synchronous=FULL`` for power loss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from .catalog import IndexMeta, TableMeta, table_meta_from
+from .types import Item, item_size, partition_hash
+
+FORMAT_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tw_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tw_tables (name TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE, document BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tw_stream (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL, created REAL NOT NULL, record BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS tw_stream_table ON tw_stream (table_id, seq);
+CREATE TABLE IF NOT EXISTS tw_tokens (
+    token TEXT PRIMARY KEY, digest BLOB NOT NULL, response BLOB NOT NULL, created REAL NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO tw_meta VALUES ('format', 1), ('catalog', 0), ('next_table_id', 1);
+"""
+
+
+class Store:
+    """SQLite access for one engine: connections, transactions, catalog and item rows."""
+
+    def __init__(self, path: str | None = None, *, durable: bool = False) -> None:
+        self.path = path
+        self._durable = durable
+        self._local = threading.local()
+        self._lock = threading.RLock()  # serialises the single connection of an in-memory store
+        self._shared: sqlite3.Connection | None = None
+        self._catalog: dict[str, TableMeta] = {}
+        self._catalog_version = -1
+        self._init_schema()
+
+    # ----------------------------------------------------------------------------------- connections
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path or ":memory:", isolation_level=None, check_same_thread=self.path is not None, timeout=30.0
+        )
+        if self.path:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self.path is None:
+            if self._shared is None:
+                self._shared = self._connect()
+            return self._shared
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def _init_schema(self) -> None:
+        with self._lock:
+            conn = self.conn
+            conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._shared is not None:
+                self._shared.close()
+                self._shared = None
+            conn = getattr(self._local, "conn", None)
+            if conn is not None:
+                conn.close()
+                self._local.conn = None
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """An atomic read-modify-write transaction, exclusive against other writers."""
+        with self._lock if self.path is None else contextlib.nullcontext():
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._refresh_catalog(conn)
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for the statements of one read request."""
+        with self._lock if self.path is None else contextlib.nullcontext():
+            conn = self.conn
+            conn.execute("BEGIN")
+            try:
+                self._refresh_catalog(conn)
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    # --------------------------------------------------------------------------------------- catalog
+
+    def _refresh_catalog(self, conn: sqlite3.Connection) -> None:
+        if self.path is None and self._catalog_version >= 0:
+            return  # one process, one connection: the cache is always current
+        (version,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'catalog'").fetchone()
+        if version != self._catalog_version:
+            rows = conn.execute("SELECT id, document FROM tw_tables").fetchall()
+            self._catalog = {meta.name: meta for meta in (table_meta_from(i, orjson.loads(d)) for i, d in rows)}
+            self._catalog_version = version
+
+    def table(self, name: str) -> TableMeta | None:
+        return self._catalog.get(name)
+
+    def tables(self) -> list[str]:
+        return sorted(self._catalog)
+
+    def _bump_catalog(self, conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE tw_meta SET value = value + 1 WHERE key = 'catalog'")
+        self._catalog_version = -1
+        self._refresh_catalog(conn)
+
+    def next_table_id(self, conn: sqlite3.Connection) -> int:
+        (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'next_table_id'").fetchone()
+        conn.execute("UPDATE tw_meta SET value = value + 1 WHERE key = 'next_table_id'")
+        return value
+
+    def save_table(self, conn: sqlite3.Connection, table_id: int, document: dict[str, Any]) -> TableMeta:
+        name = document["Description"]["TableName"]
+        conn.execute(
+            "INSERT INTO tw_tables (name, id, document) VALUES (?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET document = excluded.document",
+            (name, table_id, orjson.dumps(document)),
+        )
+        self._bump_catalog(conn)
+        return self._catalog[name]
+
+    def create_table_storage(self, conn: sqlite3.Connection, meta: TableMeta) -> None:
+        conn.execute(
+            f"CREATE TABLE {meta.sql_name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
+            "size INTEGER NOT NULL, item BLOB NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+        )
+        for index in meta.indexes.values():
+            self.create_index_storage(conn, meta, index)
+
+    def create_index_storage(self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta) -> None:
+        conn.execute(
+            f"CREATE TABLE {meta.index_sql_name(index)} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
+            "th INTEGER NOT NULL, tpk BLOB NOT NULL, tsk BLOB NOT NULL, size INTEGER NOT NULL, "
+            "PRIMARY KEY (h, pk, sk, tpk, tsk)) WITHOUT ROWID"
+        )
+
+    def drop_index_storage(self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta) -> None:
+        conn.execute(f"DROP TABLE IF EXISTS {meta.index_sql_name(index)}")
+
+    def drop_table(self, conn: sqlite3.Connection, meta: TableMeta) -> None:
+        for index in meta.indexes.values():
+            self.drop_index_storage(conn, meta, index)
+        conn.execute(f"DROP TABLE IF EXISTS {meta.sql_name}")
+        conn.execute("DELETE FROM tw_tables WHERE name = ?", (meta.name,))
+        conn.execute("DELETE FROM tw_stream WHERE table_id = ?", (meta.id,))
+        self._bump_catalog(conn)
+
+    # ------------------------------------------------------------------------------------------ items
+
+    def get(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]) -> Item | None:
+        row = conn.execute(f"SELECT item FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key).fetchone()
+        return orjson.loads(row[0]) if row else None
+
+    def put(
+        self,
+        conn: sqlite3.Connection,
+        meta: TableMeta,
+        key: tuple[int, bytes, bytes],
+        item: Item,
+        size: int,
+        old: Item | None,
+    ) -> None:
+        """Store an item (replacing ``old``, which the caller read in this transaction) and its index entries."""
+        conn.execute(
+            f"INSERT OR REPLACE INTO {meta.sql_name} (h, pk, sk, size, item) VALUES (?, ?, ?, ?, ?)",
+            (*key, size, orjson.dumps(item)),
+        )
+        if meta.indexes:
+            self._reindex(conn, meta, key, old, item)
+
+    def delete(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item) -> None:
+        conn.execute(f"DELETE FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key)
+        if meta.indexes:
+            self._reindex(conn, meta, key, old, None)
+
+    def _reindex(
+        self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item | None, new: Item | None
+    ) -> None:
+        _, tpk, tsk = key
+        for index in meta.indexes.values():
+            old_entry = index.entry_key(old) if old else None
+            new_entry = index.entry_key(new) if new else None
+            table_name = meta.index_sql_name(index)
+            if old_entry and old_entry != new_entry:
+                conn.execute(
+                    f"DELETE FROM {table_name} WHERE h = ? AND pk = ? AND sk = ? AND tpk = ? AND tsk = ?",
+                    (partition_hash(old_entry[0]), *old_entry, tpk, tsk),
+                )
+            if new_entry:
+                size = item_size(index.project(new))
+                conn.execute(
+                    f"INSERT OR REPLACE INTO {table_name} (h, pk, sk, th, tpk, tsk, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (partition_hash(new_entry[0]), *new_entry, key[0], tpk, tsk, size),
+                )
+
+    def backfill_index(self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta) -> None:
+        """Index every existing item, as DynamoDB does when a GSI is added to a table."""
+        rows = conn.execute(f"SELECT h, pk, sk, item FROM {meta.sql_name}").fetchall()
+        table_name = meta.index_sql_name(index)
+        for h, pk, sk, raw in rows:
+            item = orjson.loads(raw)
+            entry = index.entry_key(item)
+            if entry is None:
+                continue
+            conn.execute(
+                f"INSERT OR REPLACE INTO {table_name} (h, pk, sk, th, tpk, tsk, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (partition_hash(entry[0]), *entry, h, pk, sk, item_size(index.project(item))),
+            )
+
+    # ---------------------------------------------------------------------------------------- reading
+
+    def rows(
+        self,
+        conn: sqlite3.Connection,
+        meta: TableMeta,
+        index: IndexMeta | None,
+        where: str,
+        params: tuple,
+        order: str,
+    ) -> Iterator[tuple[bytes, bytes, bytes, bytes, int, bytes]]:
+        """Yield ``(pk, sk, table_pk, table_sk, size, item)`` rows in order.
+
+        ``where`` and ``order`` speak of the columns ``x.h, x.pk, x.sk`` (for indexes also ``x.tpk, x.tsk``)
+        of the table or index being read; the item itself always comes from the table.
+        """
+        if index is None:
+            sql = f"SELECT x.pk, x.sk, x.pk, x.sk, x.size, x.item FROM {meta.sql_name} AS x"
+        else:
+            sql = (
+                f"SELECT x.pk, x.sk, x.tpk, x.tsk, x.size, t.item FROM {meta.index_sql_name(index)} AS x "
+                f"JOIN {meta.sql_name} AS t ON t.h = x.th AND t.pk = x.tpk AND t.sk = x.tsk"
+            )
+        sql += f" WHERE {where} ORDER BY {order}"
+        yield from conn.execute(sql, params)
+
+    def counts(self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta | None = None) -> tuple[int, int]:
+        """(item count, size in bytes) of a table or index; DynamoDB adds 100 bytes of overhead per item."""
+        name = meta.sql_name if index is None else meta.index_sql_name(index)
+        count, size = conn.execute(f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM {name}").fetchone()
+        return count, size + 100 * count
+
+    # ---------------------------------------------------------------------------------------- streams
+
+    def append_stream(self, conn: sqlite3.Connection, meta: TableMeta, record: dict[str, Any]) -> int:
+        cursor = conn.execute(
+            "INSERT INTO tw_stream (table_id, created, record) VALUES (?, ?, ?)",
+            (meta.id, time.time(), orjson.dumps(record)),
+        )
+        return cursor.lastrowid or 0
