@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import boto3
 import pytest
-from botocore.config import Config
 
 from tablewright.server import ServerThread
 
-DUMMY = {"region_name": "us-east-1", "aws_access_key_id": "anything", "aws_secret_access_key": "anything"}
-# No retries: a test must see the first answer, not a retried one.
-NO_RETRY = Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=10, read_timeout=60)
+from ._support import DUMMY, NO_RETRY
 
 
 def engine_class() -> type:
@@ -46,32 +42,3 @@ def client(server):
 @pytest.fixture
 def resource(server):
     return boto3.resource("dynamodb", endpoint_url=server.url, config=NO_RETRY, **DUMMY)
-
-
-def raw_exchange(port: int, data: bytes, *, timeout: float = 10.0) -> bytes:
-    """Send raw bytes, half-close, and read everything the server answers until it closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-        sock.sendall(data)
-        sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def status_of(response: bytes) -> int:
-    """The status code of the first response in ``response`` (0 if there is none)."""
-    if not response.startswith(b"HTTP/1.1 "):
-        return 0
-    return int(response[9:12])
-
-
-def create_table(client, name: str = "items", sort_key: bool = False) -> None:
-    keys = [{"AttributeName": "pk", "KeyType": "HASH"}]
-    attributes = [{"AttributeName": "pk", "AttributeType": "S"}]
-    if sort_key:
-        keys.append({"AttributeName": "sk", "KeyType": "RANGE"})
-        attributes.append({"AttributeName": "sk", "AttributeType": "N"})
-    client.create_table(
-        TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST"
-    )

@@ -6,11 +6,12 @@ import socket
 
 import orjson
 import pytest
-from conftest import raw_exchange, status_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablewright.server import MAX_BODY
+
+from ._support import raw_exchange, status_of
 
 
 def request(

@@ -12,10 +12,11 @@ import zlib
 
 import orjson
 import pytest
-from conftest import raw_exchange, status_of
 
 from tablewright.engine.errors import ConditionalCheckFailedException
 from tablewright.server import ServerThread
+
+from ._support import raw_exchange, status_of
 
 
 def handler(operation: str, request: dict) -> dict:

@@ -17,6 +17,7 @@ from . import ttl
 from .errors import DynamoDBError, InternalServerError, UnknownOperationException
 from .ops import OPERATIONS
 from .storage import Store
+from .validation import validate_request
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -65,8 +66,6 @@ class Engine:
             raise UnknownOperationException(f"Unknown operation: {operation}")
         request = {} if request is None else request
         if self._validate:
-            from .validation import validate_request
-
             validate_request(operation, request)
         try:
             return function(self, request)

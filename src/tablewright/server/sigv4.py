@@ -169,7 +169,7 @@ class Verifier:
         self._check_date(amz_date)
         request = canonical_request(method, path, query, headers, signed, body)
         to_sign = "\n".join(
-            (ALGORITHM, amz_date, "/".join(scope), hashlib.sha256(request.encode("utf-8")).hexdigest())
+            (ALGORITHM, amz_date, "/".join(scope[1:]), hashlib.sha256(request.encode("utf-8")).hexdigest())
         )
         key = self._key(secret, date, region, service)
         expected = hmac.new(key, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()

@@ -1,0 +1,63 @@
+"""DynamoDB's expression languages: condition/filter, key condition, update and projection.
+
+The pipeline follows sqlglot: ``lexer`` (text -> tokens) -> ``grammar`` (tokens -> the frozen
+dataclasses of ``nodes``, by dispatch tables) -> evaluators (``conditions``, ``updates``,
+``projections``, ``keys``). Parses are cached by expression text; placeholders stay unresolved in the
+AST and are bound per request (``resolve.Scope``).
+
+Decisions where the Developer Guide is silent or where we chose a form:
+
+* The expression kind for messages is a parameter of each parse function, defaulting to the usual
+  one: ``parse_condition(text, "FilterExpression")`` for filters. It is part of the cache key and is
+  kept on the AST (``expr.kind``), so evaluation errors name the right expression.
+* Errors about an expression are prefixed ``Invalid <Kind>: `` as DynamoDB does, including
+  undefined placeholders ("Invalid UpdateExpression: An expression attribute name used in the
+  document path is not defined; attribute name: #x"). Errors about the data (missing attribute in a
+  SET operand, wrong type in the item) carry no prefix.
+* ``a <> :v`` is true when ``a`` is missing; every other comparison with a missing operand is false.
+* ``size`` of a string or binary is its length in bytes (UTF-8 for strings); of a set, map or list its
+  number of elements; of any other type, or a missing path, it has no value (comparisons are false).
+* ``contains`` also accepts a binary attribute and a binary operand (byte substring).
+* Request-time checks (every placeholder defined, ordering operators given a set/map/list literal,
+  ``begins_with`` given a non-S/B literal, bad ``attribute_type`` names, BETWEEN bounds out of order)
+  run over the whole condition before any item is read, so short-circuiting cannot hide them.
+* Update actions read the original item. REMOVE runs after SET/ADD/DELETE, in descending index
+  order, so all list indexes of one expression refer to the original list. A SET past the end of a
+  list appends. REMOVE of a missing path is a no-op; through a scalar it is an invalid-path error.
+* ``updated_paths`` returns top-level attributes as one-element paths (brief: ReturnValues
+  UPDATED_*); ``projections.project_paths`` projects arbitrary resolved paths if nested ones are
+  wanted.
+* ``check_placeholders`` order: empty maps, invalid values, undefined names/values (per expression, in
+  the order given), unused values, unused names.
+* Not enforced: the 300-operator limit of UpdateExpression and the 255-byte placeholder length.
+"""
+
+from __future__ import annotations
+
+from .conditions import check_condition, evaluate_condition
+from .grammar import parse_condition, parse_projection, parse_update
+from .keys import KeyCondition, parse_key_condition, resolve_key_condition
+from .nodes import ConditionExpr, KeyConditionExpr, Path, ProjectionExpr, UpdateExpr
+from .placeholders import check_placeholders
+from .projections import project
+from .updates import apply_update, updated_paths
+
+__all__ = [
+    "ConditionExpr",
+    "KeyCondition",
+    "KeyConditionExpr",
+    "Path",
+    "ProjectionExpr",
+    "UpdateExpr",
+    "apply_update",
+    "check_condition",
+    "check_placeholders",
+    "evaluate_condition",
+    "parse_condition",
+    "parse_key_condition",
+    "parse_projection",
+    "parse_update",
+    "project",
+    "resolve_key_condition",
+    "updated_paths",
+]

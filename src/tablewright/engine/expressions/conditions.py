@@ -11,8 +11,21 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types import TYPES, AttributeValue, Item, compare, decode_binary, equal, parse_number, value_size
-from .nodes import And, Between, Call, Compare, Condition, ConditionExpr, In, Not, Operand, Or, PathExpr, ValueRef
 from .messages import incorrect_operand, invalid_expression, render_value
+from .nodes import (
+    And,
+    Between,
+    Call,
+    Compare,
+    Condition,
+    ConditionExpr,
+    In,
+    Not,
+    Operand,
+    Or,
+    PathExpr,
+    ValueRef,
+)
 from .resolve import Scope, get_path
 
 ORDERINGS: dict[str, Callable[[int], bool]] = {

@@ -13,6 +13,9 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .keywords import is_reserved
+from .lexer import EOF, INDEX, NAME, NAME_REF, OP, VALUE_REF, Token, syntax_error, tokenize
+from .messages import MAX_EXPRESSION_BYTES, MAX_IN_OPERANDS, invalid_expression
 from .nodes import (
     Action,
     And,
@@ -31,9 +34,6 @@ from .nodes import (
     UpdateExpr,
     ValueRef,
 )
-from .messages import MAX_EXPRESSION_BYTES, MAX_IN_OPERANDS, invalid_expression
-from .keywords import is_reserved
-from .lexer import EOF, INDEX, NAME, NAME_REF, OP, VALUE_REF, Token, syntax_error, tokenize
 
 COMPARATORS = frozenset({"=", "<>", "<", "<=", ">", ">="})
 

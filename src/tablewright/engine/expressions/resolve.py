@@ -10,13 +10,15 @@ from typing import Any
 
 from ..errors import ValidationException
 from ..types import AttributeValue, Item, validate_value
+from .messages import invalid_expression, render_path
 from .nodes import Path, PathExpr
-from .messages import invalid_expression
 
 
 def invalid_value(key: str, error: ValidationException) -> ValidationException:
     """DynamoDB's wrapper for a bad entry of ExpressionAttributeValues."""
-    return ValidationException(f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}")
+    return ValidationException(
+        f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}"
+    )
 
 
 class Scope:
@@ -55,9 +57,7 @@ class Scope:
 
     def path(self, expr: PathExpr) -> Path:
         """The path with ``#name`` placeholders replaced by the names they stand for."""
-        return tuple(
-            self.name(e) if isinstance(e, str) and e.startswith("#") else e for e in expr.elements
-        )
+        return tuple(self.name(e) if isinstance(e, str) and e.startswith("#") else e for e in expr.elements)
 
 
 def get_path(item: Item, path: Path) -> AttributeValue | None:
@@ -73,3 +73,24 @@ def get_path(item: Item, path: Path) -> AttributeValue | None:
             members = value.get("M")
             value = members.get(element) if members is not None else None
     return value
+
+
+def check_overlaps(paths: list[Path], kind: str) -> None:
+    """DynamoDB's rule that no two paths of one expression may overlap (one a prefix of the other)
+    or conflict (the same prefix used once as a map and once as a list)."""
+    for i, first in enumerate(paths):
+        for second in paths[i + 1 :]:
+            shared = 0
+            while shared < min(len(first), len(second)) and first[shared] == second[shared]:
+                shared += 1
+            if shared == min(len(first), len(second)):
+                problem = "overlap"
+            elif isinstance(first[shared], int) != isinstance(second[shared], int):
+                problem = "conflict"
+            else:
+                continue
+            raise invalid_expression(
+                kind,
+                f"Two document paths {problem} with each other; must remove or rewrite one of these paths; "
+                f"path one: {render_path(first)}, path two: {render_path(second)}",
+            )

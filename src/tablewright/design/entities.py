@@ -1,0 +1,229 @@
+"""Entities: attributes, computed values, key templates per table/index, and item composition."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from .predicates import Predicate
+from .templates import KeyTemplate, KeyValue
+from .timeutil import epoch_ms, epoch_s, format_rfc3339, to_datetime
+from .validators import Violation, check_attribute
+
+ATTRIBUTE_TYPES = (
+    "string",
+    "number",
+    "boolean",
+    "binary",
+    "map",
+    "list",
+    "string_set",
+    "number_set",
+    "binary_set",
+    "null",
+)
+# Where a timestamp attribute's format says how it is stored, the template/TTL unit follows it.
+TIMESTAMP_FORMATS = ("rfc3339", "epoch_ms", "epoch_s")
+_TTL_UNITS = {"ms": "epoch_ms", "s": "epoch_s", "rfc3339": "rfc3339", "epoch_ms": "epoch_ms", "epoch_s": "epoch_s"}
+
+
+@dataclass
+class Computed:
+    """How an attribute is computed on write.
+
+    ``kind`` is ``created_at`` (first write), ``updated_at`` (every write), ``ttl`` (``source`` +
+    ``retention_seconds``, always epoch seconds; ``unit`` is the source's unit) or ``template``.
+    """
+
+    kind: str
+    source: str | None = None
+    unit: str | None = None
+    retention_seconds: int = 0
+    template: KeyTemplate | None = None
+
+
+@dataclass
+class Attribute:
+    """One attribute: its type and validation rules. Maps nest ``attributes``; lists have ``items``."""
+
+    name: str
+    type: str = "string"
+    required: bool = False
+    nullable: bool = False
+    default: object = None
+    enum: tuple[object, ...] | None = None
+    pattern: str | None = None
+    min: int | float | None = None
+    max: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    charset: str | None = None
+    format: str | None = None
+    prefix: str | None = None
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    values: Attribute | None = None
+    items: Attribute | None = None
+    computed: Computed | None = None
+    description: str | None = None
+
+    def validate(self, value: object) -> list[tuple[str, str, str]]:
+        """``(path, rule, message)`` for every rule ``value`` breaks."""
+        return check_attribute(self, value, self.name)
+
+
+@dataclass
+class EntityKey:
+    """The key templates an entity uses on the table (``index=None``) or on one index.
+
+    ``partition_name``/``sort_name`` are the key attribute names, filled in when the design links.
+    ``when`` makes the index sparse on purpose; a template that cannot render does so implicitly.
+    """
+
+    pk: KeyTemplate
+    sk: KeyTemplate | None = None
+    when: Predicate | None = None
+    index: str | None = None
+    partition_name: str = ""
+    sort_name: str | None = None
+
+    def compose(self, values: Mapping[str, object]) -> dict[str, KeyValue] | None:
+        """The key attributes for ``values``, or None when the item is not in this index."""
+        if self.when is not None and not self.when.evaluate(values):
+            return None
+        pk = self.pk.render(values)
+        if pk is None:
+            return None
+        key: dict[str, KeyValue] = {self.partition_name: pk}
+        if self.sort_name is not None and self.sk is not None:
+            sk = self.sk.render(values)
+            if sk is None:
+                return None
+            key[self.sort_name] = sk
+        return key
+
+
+@dataclass
+class Entity:
+    """An entity stored in one table, with its attributes and key templates.
+
+    ``keys`` maps ``"table"`` and index names to ``EntityKey``. ``entity_type`` is the discriminator
+    value written to ``entity_type_attribute`` on every item.
+    """
+
+    name: str
+    table: str
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    keys: dict[str, EntityKey] = field(default_factory=dict)
+    entity_type: str | None = None
+    entity_type_attribute: str | None = None
+    unique: tuple[tuple[str, ...], ...] = ()
+    version_attribute: str | None = None
+    idempotency_key: str | None = None
+    additional_attributes: bool = True
+    description: str | None = None
+
+    @property
+    def units(self) -> dict[str, str]:
+        """Timestamp unit of each attribute declared with a timestamp format (for key templates)."""
+        return {n: a.format for n, a in self.attributes.items() if a.format in TIMESTAMP_FORMATS}
+
+    def key(self, values: Mapping[str, object], index: str | None = None) -> dict[str, KeyValue] | None:
+        """The table key (``index=None``) or an index key for ``values``; None if not in that index."""
+        entry = self.keys.get(index or "table")
+        return entry.compose(values) if entry else None
+
+    def indexes(self) -> list[str]:
+        """Names of the indexes this entity declares keys for."""
+        return [name for name in self.keys if name != "table"]
+
+    def validate(self, values: Mapping[str, object]) -> list[Violation]:
+        """Every rule the values break, each naming entity, attribute and rule."""
+        violations: list[Violation] = []
+        for name, attr in self.attributes.items():
+            if name not in values or (values[name] is None and not attr.nullable):
+                if attr.required and attr.computed is None and attr.default is None:
+                    violations.append(Violation(self.name, name, "required", f"{name} is required but missing"))
+                continue
+            for path, rule, message in attr.validate(values[name]):
+                violations.append(Violation(self.name, path, rule, message))
+        if not self.additional_attributes:
+            allowed = set(self.attributes) | {self.entity_type_attribute} | self._key_names()
+            for name in values:
+                if name not in allowed:
+                    violations.append(
+                        Violation(self.name, name, "unknown", f"{name} is not an attribute of {self.name}")
+                    )
+        table_key = self.keys.get("table")
+        if table_key is not None:
+            for template in (table_key.pk, table_key.sk):
+                for fld in template.fields if template else ():
+                    if values.get(fld) is None and fld in self.attributes and not self.attributes[fld].computed:
+                        violations.append(
+                            Violation(self.name, fld, "key", f"{fld} is needed to compose the table key")
+                        )
+        return violations
+
+    def to_item(
+        self, values: Mapping[str, object], *, now: datetime | None = None, created: bool = True
+    ) -> dict[str, object]:
+        """The full item to write: values + defaults + computed attributes + discriminator + keys.
+
+        ``now`` is the write time (UTC now when omitted); ``created`` says whether this write creates
+        the item (``created_at`` is only set then). Index keys are added only where they compose.
+        """
+        moment = to_datetime(now or datetime.now(UTC))
+        item = dict(values)
+        for name, attr in self.attributes.items():
+            if name not in item and attr.default is not None:
+                item[name] = attr.default
+        for name, attr in self.attributes.items():
+            if attr.computed is not None:
+                value = self._compute(attr, item, moment, created)
+                if value is not None:
+                    item[name] = value
+        if self.entity_type_attribute and self.entity_type is not None:
+            item[self.entity_type_attribute] = self.entity_type
+        for entry in self.keys.values():
+            key = entry.compose(item)
+            if key:
+                item.update(key)
+        return item
+
+    def _compute(self, attr: Attribute, item: dict[str, object], moment: datetime, created: bool) -> object:
+        comp = attr.computed
+        assert comp is not None
+        if comp.kind in ("created_at", "updated_at"):
+            if comp.kind == "created_at" and (not created or item.get(attr.name) is not None):
+                return None
+            return _timestamp_as(attr.format, moment)
+        if comp.kind == "ttl":
+            if comp.source is None:
+                start = moment
+            elif item.get(comp.source) is None:
+                return None
+            else:
+                source_attr = self.attributes.get(comp.source)
+                unit = _TTL_UNITS.get(comp.unit or (source_attr.format if source_attr else "") or "")
+                start = to_datetime(item[comp.source], unit)
+            return epoch_s(start + timedelta(seconds=comp.retention_seconds))
+        if comp.kind == "template" and comp.template is not None:
+            return comp.template.render(item)
+        return None
+
+    def _key_names(self) -> set[str]:
+        names: set[str] = set()
+        for entry in self.keys.values():
+            names.add(entry.partition_name)
+            if entry.sort_name:
+                names.add(entry.sort_name)
+        return names
+
+
+def _timestamp_as(fmt: str | None, moment: datetime) -> object:
+    """A write time in an attribute's timestamp format (RFC 3339 string unless it says epoch)."""
+    if fmt == "epoch_ms":
+        return epoch_ms(moment)
+    if fmt == "epoch_s":
+        return epoch_s(moment)
+    return format_rfc3339(moment)

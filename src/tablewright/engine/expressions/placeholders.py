@@ -1,0 +1,55 @@
+"""Placeholder bookkeeping across all expressions of one request, with DynamoDB's messages.
+
+DynamoDB checks ExpressionAttributeNames/Values against the union of every expression in the request
+(condition, filter, update, projection, key condition): each placeholder used must be defined, and
+each one defined must be used somewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ValidationException
+from ..types import validate_value
+from .messages import invalid_expression
+from .nodes import Expression
+from .resolve import invalid_value
+
+
+def check_placeholders(
+    exprs: list[Expression | None], names: dict[str, str] | None, values: dict[str, Any] | None
+) -> None:
+    """Raise DynamoDB's error for an empty map, a bad value, an undefined or an unused placeholder."""
+    present = [e for e in exprs if e is not None]
+    if names is not None and not names:
+        raise ValidationException("ExpressionAttributeNames must not be empty")
+    if values is not None and not values:
+        raise ValidationException("ExpressionAttributeValues must not be empty")
+    for key, value in sorted((values or {}).items()):
+        try:
+            validate_value(value)
+        except ValidationException as error:
+            raise invalid_value(key, error) from None
+    for expr in present:
+        for name in sorted(expr.names_used - (names or {}).keys()):
+            raise invalid_expression(
+                expr.kind,
+                f"An expression attribute name used in the document path is not defined; attribute name: {name}",
+            )
+        for value_name in sorted(expr.values_used - (values or {}).keys()):
+            raise invalid_expression(
+                expr.kind,
+                f"An expression attribute value used in expression is not defined; attribute value: {value_name}",
+            )
+    used_names = frozenset().union(*(e.names_used for e in present))
+    used_values = frozenset().union(*(e.values_used for e in present))
+    unused_values = sorted((values or {}).keys() - used_values)
+    if unused_values:
+        raise ValidationException(
+            f"Value provided in ExpressionAttributeValues unused in expressions: keys: {{{', '.join(unused_values)}}}"
+        )
+    unused_names = sorted((names or {}).keys() - used_names)
+    if unused_names:
+        raise ValidationException(
+            f"Value provided in ExpressionAttributeNames unused in expressions: keys: {{{', '.join(unused_names)}}}"
+        )
