@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import expressions as ex
+from ..expressions.projections import project_paths
 from ..actions import (
     Delete,
     Expressions,
@@ -80,7 +81,7 @@ def _returned(returns: str, action: Update, expressions: Expressions) -> dict | 
     if returns in ("UPDATED_OLD", "UPDATED_NEW") and expressions.update is not None:
         source = (action.old or {}) if returns == "UPDATED_OLD" else (action.new or {})
         paths = ex.updated_paths(expressions.update, expressions.names)
-        return ex.project_paths(paths, source) or None
+        return project_paths(paths, source) or None
     return None
 
 
