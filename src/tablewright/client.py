@@ -109,7 +109,9 @@ def resource(
 ) -> Any:
     """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
     if endpoint_url is not None:
-        return boto3.resource("dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name))
+        return boto3.resource(
+            "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name)
+        )
     engine = engine or Engine(None if path is None else os.fspath(path))
     dynamodb = boto3.resource(
         "dynamodb", endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name)

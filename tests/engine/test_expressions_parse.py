@@ -27,7 +27,9 @@ def test_parentheses_override_precedence() -> None:
     assert isinstance(root, And) and isinstance(root.left, Or)
 
 
-@pytest.mark.parametrize("text", ["a = :v and b = :w", "a = :v AnD b = :w", "a between :v AND :w", "a in (:v)"])
+@pytest.mark.parametrize(
+    "text", ["a = :v and b = :w", "a = :v AnD b = :w", "a between :v AND :w", "a in (:v)"]
+)
 def test_keywords_are_case_insensitive(text: str) -> None:
     assert parse_condition(text).root is not None
 
@@ -42,7 +44,9 @@ def test_between_and_in_and_functions() -> None:
         PathExpr(("a",)), ValueRef(":lo"), ValueRef(":hi")
     )
     assert parse_condition("a IN (:x, :y)").root == In(PathExpr(("a",)), (ValueRef(":x"), ValueRef(":y")))
-    assert parse_condition("size(a) > :n").root == Compare(">", Call("size", (PathExpr(("a",)),)), ValueRef(":n"))
+    assert parse_condition("size(a) > :n").root == Compare(
+        ">", Call("size", (PathExpr(("a",)),)), ValueRef(":n")
+    )
 
 
 def test_placeholders_used_are_recorded() -> None:
@@ -69,8 +73,14 @@ CONDITION_ERRORS = [
     ("a = $", 'Invalid ConditionExpression: Syntax error; token: "$", near: "= $"'),
     ("a = :v b", 'Invalid ConditionExpression: Syntax error; token: "b", near: ":v b"'),
     ("a :v", 'Invalid ConditionExpression: Syntax error; token: ":v", near: "a :v"'),
-    ("status = :v", "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: status"),
-    ("a.Name = :v", "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: Name"),
+    (
+        "status = :v",
+        "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: status",
+    ),
+    (
+        "a.Name = :v",
+        "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: Name",
+    ),
     ("foo(a)", "Invalid ConditionExpression: Invalid function name; function: foo"),
     ("SIZE(a) = :v", "Invalid ConditionExpression: Invalid function name; function: SIZE"),
     (
@@ -119,13 +129,22 @@ def test_kind_names_the_expression_in_errors() -> None:
 
 
 UPDATE_ERRORS = [
-    ("SET a = :v SET b = :w", 'Invalid UpdateExpression: The "SET" section can only be used once in an update expression;'),
-    ("set a = :v REMOVE b remove c", 'Invalid UpdateExpression: The "REMOVE" section can only be used once in an update expression;'),
+    (
+        "SET a = :v SET b = :w",
+        'Invalid UpdateExpression: The "SET" section can only be used once in an update expression;',
+    ),
+    (
+        "set a = :v REMOVE b remove c",
+        'Invalid UpdateExpression: The "REMOVE" section can only be used once in an update expression;',
+    ),
     ("SET", 'Invalid UpdateExpression: Syntax error; token: "<EOF>", near: "SET"'),
     ("UPSERT a = :v", 'Invalid UpdateExpression: Syntax error; token: "UPSERT", near: "UPSERT a"'),
     ("SET a = :v + :w + :x", 'Invalid UpdateExpression: Syntax error; token: "+", near: ":w + :x"'),
     ("ADD a b", 'Invalid UpdateExpression: Syntax error; token: "b", near: "a b"'),
-    ("SET a = size(b)", "Invalid UpdateExpression: The function is not allowed in an update expression; function: size"),
+    (
+        "SET a = size(b)",
+        "Invalid UpdateExpression: The function is not allowed in an update expression; function: size",
+    ),
     (
         "SET a = if_not_exists(:v, :w)",
         "Invalid UpdateExpression: Operator or function requires a document path; operator or function: if_not_exists",
@@ -145,7 +164,10 @@ def test_update_errors(text: str, expected: str) -> None:
     [
         ("a,", 'Invalid ProjectionExpression: Syntax error; token: "<EOF>", near: ","'),
         ("a b", 'Invalid ProjectionExpression: Syntax error; token: "b", near: "a b"'),
-        ("a, data", "Invalid ProjectionExpression: Attribute name is a reserved keyword; reserved keyword: data"),
+        (
+            "a, data",
+            "Invalid ProjectionExpression: Attribute name is a reserved keyword; reserved keyword: data",
+        ),
         ("a[-1]", 'Invalid ProjectionExpression: Syntax error; token: "-", near: "[-1"'),
     ],
 )

@@ -99,6 +99,7 @@ def test_sigterm_finishes_writes_and_keeps_every_acknowledged_one(served_file):
     assert len(acknowledged) > 50
     engine = engine_class()(str(db))
     try:
+        assert engine.handle("DescribeTable", {"TableName": "items"})["Table"]["ItemCount"] >= 0
         for n in acknowledged:
             assert engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": f"k{n}"}}})["Item"][
                 "n"

@@ -21,7 +21,10 @@ def demo(db: str | None, items: int) -> None:
     dynamodb = tablewright.resource(db)
     table = dynamodb.create_table(
         TableName="demo-events",
-        KeySchema=[{"AttributeName": "device", "KeyType": "HASH"}, {"AttributeName": "ts", "KeyType": "RANGE"}],
+        KeySchema=[
+            {"AttributeName": "device", "KeyType": "HASH"},
+            {"AttributeName": "ts", "KeyType": "RANGE"},
+        ],
         AttributeDefinitions=[
             {"AttributeName": "device", "AttributeType": "S"},
             {"AttributeName": "ts", "AttributeType": "N"},

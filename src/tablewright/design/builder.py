@@ -211,7 +211,7 @@ def _served(raw: dict[str, Any], path: Path, issues: Issues) -> Served:
         op=str(raw.get("op", "query")),
         index=raw.get("index"),
         via=raw.get("via"),
-        partition=_dict(raw.get("partition")),
+        partition=_binding(raw["partition"]) if "partition" in raw else {},
         filter=_guard(issues, (*path, "filter"), lambda: Predicate(str(filt))) if filt else None,
         forward=bool(raw.get("forward", True)),
         page_size=raw.get("page_size"),

@@ -154,6 +154,8 @@ class AccessPattern:
 
 def _bind(template: KeyTemplate, bindings: Binding, params: Mapping[str, object]) -> dict[str, object]:
     """Values for a template's fields: explicit bindings first, then same-named params."""
+    if "*" in bindings and len(template.fields) == 1:
+        bindings = {template.fields[0]: bindings["*"]}
     values: dict[str, object] = {}
     for name in template.fields:
         if name in bindings:

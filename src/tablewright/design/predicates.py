@@ -146,7 +146,7 @@ class _Parser:
             node = self.expr()
             self.take("op", ")")
             return node
-        if kind == "name" and self.peek(1)[:2] == ("op", "(") and value.lower() in _FUNCTIONS:
+        if kind in ("name", "kw") and self.peek(1)[:2] == ("op", "(") and value.lower() in _FUNCTIONS:
             return self.function(value.lower())
         left = self.operand()
         kind, value, pos = self.peek()

@@ -17,6 +17,7 @@ from . import expressions as ex
 from .capacity import Consumed
 from .catalog import TableMeta
 from .errors import ConditionalCheckFailedException, ValidationException
+from .expressions.conditions import _check as evaluate_root  # TODO: public name once expressions settles
 from .types import Item, equal, invalid, validate_item
 
 if TYPE_CHECKING:
@@ -27,7 +28,15 @@ RETURN_VALUES = {
     "DeleteItem": {"NONE", "ALL_OLD"},
     "UpdateItem": {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"},
 }
-LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "ConditionalOperator", "KeyConditions", "QueryFilter", "ScanFilter")
+LEGACY = (
+    "Expected",
+    "AttributeUpdates",
+    "AttributesToGet",
+    "ConditionalOperator",
+    "KeyConditions",
+    "QueryFilter",
+    "ScanFilter",
+)
 
 
 def reject_legacy(request: dict) -> None:
@@ -48,31 +57,37 @@ class Expressions:
     update: Any = None
     projection: Any = None
     key_condition: Any = None
+    scope: Any = None
 
     @classmethod
     def parse(cls, request: dict, **parsers: str) -> Expressions:
         """Parse the request's expression fields; ``parsers`` maps an attribute of this class to a field name."""
         names = request.get("ExpressionAttributeNames")
         raw_values = request.get("ExpressionAttributeValues")
-        values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values is not None else None
-        if raw_values is not None and not raw_values:
-            raise ValidationException("ExpressionAttributeValues must not be empty")
-        if names is not None and not names:
-            raise ValidationException("ExpressionAttributeNames must not be empty")
+        texts = {attribute: request.get(field_name) for attribute, field_name in parsers.items()}
+        if names is None and raw_values is None and not any(texts.values()):
+            return _NONE
+        values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values else raw_values
         parsed = cls(names, values)
-        for attribute, field_name in parsers.items():
-            text = request.get(field_name)
+        for attribute, text in texts.items():
             if text is not None:
-                setattr(parsed, attribute, _PARSERS[attribute](text, field_name))
+                setattr(parsed, attribute, _PARSERS[attribute](text, parsers[attribute]))
         present = [
-            e for e in (parsed.condition, parsed.update, parsed.projection, parsed.key_condition) if e is not None
+            e
+            for e in (parsed.condition, parsed.update, parsed.projection, parsed.key_condition)
+            if e is not None
         ]
         ex.check_placeholders(present, names, values)
+        if parsed.condition is not None:
+            parsed.scope = ex.check_condition(parsed.condition, names, values)
         return parsed
 
     def check(self, item: Item) -> bool:
-        return self.condition is None or ex.evaluate_condition(self.condition, item, self.names, self.values)
+        """Whether an item satisfies the condition (or filter); True without one."""
+        return self.condition is None or evaluate_root(self.condition.root, item, self.scope)
 
+
+_NONE = Expressions(None, None)
 
 _PARSERS = {
     "condition": lambda text, kind: ex.parse_condition(text, kind),
@@ -92,19 +107,30 @@ class Action:
     expressions: Expressions
     return_on_failure: str = "NONE"
     transactional: bool = False
+    # Whether the stored item must be read first. A blind put (no condition, nothing returned, no index,
+    # no stream, no capacity report) can skip the read: the replaced item influences nothing.
+    needs_old: bool = True
+    encoded_key: tuple[int, bytes, bytes] | None = None
     old: Item | None = None
     new: Item | None = None
+    old_size: int = 0
+    size: int = 0
     consumed: Consumed = field(init=False)
 
     def __post_init__(self) -> None:
-        self.encoded_key = self.table.encode_item_key(self.key, for_item=False)
+        if self.encoded_key is None:
+            self.encoded_key = self.table.encode_item_key(self.key, for_item=False)
         self.consumed = Consumed(self.table, "write")
 
     # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
     def evaluate(self, conn: sqlite3.Connection) -> None:
-        self.old = self.engine.store.get(conn, self.table, self.encoded_key)
+        if self.needs_old:
+            row = self.engine.store.fetch(conn, self.table, self.encoded_key)
+            self.old, self.old_size = row if row else (None, 0)
         if not self.expressions.check(self.old or {}):
-            self.consumed.write(self.old, self.old, transactional=self.transactional)
+            self.consumed.write(
+                self.old, self.old, self.old_size, self.old_size, transactional=self.transactional
+            )
             failed_item = self.old if self.return_on_failure == "ALL_OLD" else None
             raise ConditionalCheckFailedException(item=failed_item)
         self.new = self.compute(self.old)
@@ -115,7 +141,7 @@ class Action:
 
     def apply(self, conn: sqlite3.Connection) -> None:
         store, table = self.engine.store, self.table
-        self.consumed.write(self.old, self.new, transactional=self.transactional)
+        self.consumed.write(self.old, self.new, self.old_size, self.size, transactional=self.transactional)
         if self.new is None:
             if self.old is not None:
                 store.delete(conn, table, self.encoded_key, self.old)
@@ -171,7 +197,9 @@ class ConditionCheck(Action):
         self.consumed.table_units += 2.0 if self.transactional else 1.0
 
 
-def stream_record(engine: Engine, table: TableMeta, key: Item, old: Item | None, new: Item | None) -> dict | None:
+def stream_record(
+    engine: Engine, table: TableMeta, key: Item, old: Item | None, new: Item | None
+) -> dict | None:
     """A DynamoDB Streams record for a change, or None when nothing changed (DynamoDB writes none)."""
     if old is None and new is None:
         return None
@@ -198,17 +226,16 @@ def _same(left: Item, right: Item) -> bool:
     return left.keys() == right.keys() and all(equal(left[k], right[k]) for k in left)
 
 
-def new_item(table: TableMeta, raw: Any) -> tuple[Item, Item]:
-    """Validate an item from a request and return it with its primary key."""
+def new_item(table: TableMeta, raw: Any) -> tuple[Item, Item, tuple[int, bytes, bytes]]:
+    """Validate an item from a request; return it with its primary key and encoded key."""
     item = validate_item(raw)
-    table.encode_item_key(item, for_item=True)
-    return item, table.key_of(item)
+    encoded = table.encode_item_key(item, for_item=True)
+    return item, table.key_of(item), encoded
 
 
 def key_from(table: TableMeta, raw: Any) -> Item:
-    key = validate_item(raw, "key")
-    table.encode_item_key(key, for_item=False)
-    return key
+    """Validate a Key map from a request (its match with the key schema is checked when it is encoded)."""
+    return validate_item(raw, "key")
 
 
 def check_return_values(operation: str, request: dict) -> str:

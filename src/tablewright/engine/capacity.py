@@ -29,7 +29,9 @@ def write_units(size: int, *, transactional: bool = False) -> float:
     return units * 2.0 if transactional else float(units)
 
 
-def index_write_units(index: IndexMeta, old: Item | None, new: Item | None, *, transactional: bool = False) -> float:
+def index_write_units(
+    index: IndexMeta, old: Item | None, new: Item | None, *, transactional: bool = False
+) -> float:
     """Write units an index consumes when an item changes from ``old`` to ``new``."""
     old_key = index.entry_key(old) if old else None
     new_key = index.entry_key(new) if new else None
@@ -60,10 +62,11 @@ class Consumed:
         if units:
             self.index_units[index.name] = self.index_units.get(index.name, 0.0) + units
 
-    def write(self, old: Item | None, new: Item | None, *, transactional: bool = False) -> None:
+    def write(
+        self, old: Item | None, new: Item | None, old_size: int, new_size: int, *, transactional: bool = False
+    ) -> None:
         """Charge a write that turns ``old`` into ``new`` (either may be None), with its index writes."""
-        size = max(item_size(old) if old else 0, item_size(new) if new else 0)
-        self.table_units += write_units(size, transactional=transactional)
+        self.table_units += write_units(max(old_size, new_size), transactional=transactional)
         for index in self.table.indexes.values():
             self.add_index(index, index_write_units(index, old, new, transactional=transactional))
 
@@ -76,7 +79,11 @@ class Consumed:
         if mode not in ("TOTAL", "INDEXES"):
             return None
         unit_field = "ReadCapacityUnits" if self.kind == "read" else "WriteCapacityUnits"
-        out: dict[str, Any] = {"TableName": self.table.name, "CapacityUnits": self.total, unit_field: self.total}
+        out: dict[str, Any] = {
+            "TableName": self.table.name,
+            "CapacityUnits": self.total,
+            unit_field: self.total,
+        }
         if mode == "INDEXES":
             out["Table"] = {"CapacityUnits": self.table_units, unit_field: self.table_units}
             for kind, key in (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes")):

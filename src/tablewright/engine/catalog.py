@@ -57,7 +57,10 @@ class IndexMeta:
 
     def check_item(self, item: Item) -> None:
         """Reject index key attributes of the wrong type or empty, as DynamoDB does on write."""
-        for name, kind in ((self.key.hash_name, self.key.hash_type), (self.key.range_name, self.key.range_type)):
+        for name, kind in (
+            (self.key.hash_name, self.key.hash_type),
+            (self.key.range_name, self.key.range_type),
+        ):
             if name is None or name not in item:
                 continue
             value = item[name]
@@ -108,9 +111,7 @@ class TableMeta:
         try:
             return self.indexes[name]
         except KeyError:
-            raise ValidationException(
-                f"The table does not have the specified index: {name}"
-            ) from None
+            raise ValidationException(f"The table does not have the specified index: {name}") from None
 
     # ------------------------------------------------------------------------------------- key checks
 
@@ -120,11 +121,13 @@ class TableMeta:
     def encode_item_key(self, item: Item, *, for_item: bool) -> tuple[int, bytes, bytes]:
         """Check the primary key attributes of an item (``for_item``) or a Key map, and encode them."""
         names = self.key.names
-        if not for_item:
-            if len(item) != len(names) or any(n not in item for n in names):
-                raise ValidationException("The provided key element does not match the schema")
+        if not for_item and (len(item) != len(names) or any(n not in item for n in names)):
+            raise ValidationException("The provided key element does not match the schema")
         parts: list[bytes] = []
-        for name, kind in ((self.key.hash_name, self.key.hash_type), (self.key.range_name, self.key.range_type)):
+        for name, kind in (
+            (self.key.hash_name, self.key.hash_type),
+            (self.key.range_name, self.key.range_type),
+        ):
             if name is None:
                 continue
             value = item.get(name)

@@ -78,7 +78,9 @@ class Engine:
         operation = _SNAKE_TO_OPERATION.get(name)
         if operation is None:
             raise AttributeError(name)
-        return lambda request=None, **kwargs: self.handle(operation, request if request is not None else kwargs)
+        return lambda request=None, **kwargs: self.handle(
+            operation, request if request is not None else kwargs
+        )
 
     # -------------------------------------------------------------------------------------- lifecycle
 

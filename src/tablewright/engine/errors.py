@@ -72,6 +72,8 @@ class TransactionCanceledException(DynamoDBError):
 
     def __init__(self, reasons: list[dict[str, Any]]) -> None:
         codes = ", ".join(r.get("Code", "None") for r in reasons)
-        super().__init__(f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]")
+        super().__init__(
+            f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"
+        )
         self.reasons = reasons
         self.extra = {"CancellationReasons": reasons}

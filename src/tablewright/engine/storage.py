@@ -19,6 +19,7 @@ transaction across a process crash (``kill -9``); ``durable=True`` selects ``syn
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -61,7 +62,10 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path or ":memory:", isolation_level=None, check_same_thread=self.path is not None, timeout=30.0
+            self.path or ":memory:",
+            isolation_level=None,
+            check_same_thread=self.path is not None,
+            timeout=30.0,
         )
         if self.path:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -110,10 +114,18 @@ class Store:
             conn.execute("COMMIT")
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for the statements of one read request."""
+    def read(self, *, single: bool = False) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for the statements of one read request.
+
+        ``single``: the request runs one statement, which SQLite already runs on one snapshot, so the
+        BEGIN/COMMIT round trip is skipped.
+        """
         with self._lock if self.path is None else contextlib.nullcontext():
             conn = self.conn
+            if single:
+                self._refresh_catalog(conn)
+                yield conn
+                return
             conn.execute("BEGIN")
             try:
                 self._refresh_catalog(conn)
@@ -124,12 +136,24 @@ class Store:
     # --------------------------------------------------------------------------------------- catalog
 
     def _refresh_catalog(self, conn: sqlite3.Connection) -> None:
-        if self.path is None and self._catalog_version >= 0:
+        if self.path is None:
+            if self._catalog_version < 0:
+                self._load_catalog(conn)
             return  # one process, one connection: the cache is always current
+        # PRAGMA data_version changes only when another connection committed: then ask for the catalog version.
+        (data_version,) = conn.execute("PRAGMA data_version").fetchone()
+        if data_version == getattr(self._local, "data_version", None) and self._catalog_version >= 0:
+            return
+        self._local.data_version = data_version
+        self._load_catalog(conn)
+
+    def _load_catalog(self, conn: sqlite3.Connection) -> None:
         (version,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'catalog'").fetchone()
         if version != self._catalog_version:
             rows = conn.execute("SELECT id, document FROM tw_tables").fetchall()
-            self._catalog = {meta.name: meta for meta in (table_meta_from(i, orjson.loads(d)) for i, d in rows)}
+            self._catalog = {
+                meta.name: meta for meta in (table_meta_from(i, orjson.loads(d)) for i, d in rows)
+            }
             self._catalog_version = version
 
     def table(self, name: str) -> TableMeta | None:
@@ -141,7 +165,7 @@ class Store:
     def _bump_catalog(self, conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE tw_meta SET value = value + 1 WHERE key = 'catalog'")
         self._catalog_version = -1
-        self._refresh_catalog(conn)
+        self._load_catalog(conn)
 
     def next_table_id(self, conn: sqlite3.Connection) -> int:
         (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'next_table_id'").fetchone()
@@ -187,8 +211,17 @@ class Store:
     # ------------------------------------------------------------------------------------------ items
 
     def get(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]) -> Item | None:
-        row = conn.execute(f"SELECT item FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key).fetchone()
-        return orjson.loads(row[0]) if row else None
+        row = self.fetch(conn, meta, key)
+        return row[0] if row else None
+
+    def fetch(
+        self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]
+    ) -> tuple[Item, int] | None:
+        """The stored item and its size, or None."""
+        row = conn.execute(
+            f"SELECT item, size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key
+        ).fetchone()
+        return (orjson.loads(row[0]), row[1]) if row else None
 
     def put(
         self,
@@ -207,13 +240,20 @@ class Store:
         if meta.indexes:
             self._reindex(conn, meta, key, old, item)
 
-    def delete(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item) -> None:
+    def delete(
+        self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item
+    ) -> None:
         conn.execute(f"DELETE FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key)
         if meta.indexes:
             self._reindex(conn, meta, key, old, None)
 
     def _reindex(
-        self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item | None, new: Item | None
+        self,
+        conn: sqlite3.Connection,
+        meta: TableMeta,
+        key: tuple[int, bytes, bytes],
+        old: Item | None,
+        new: Item | None,
     ) -> None:
         _, tpk, tsk = key
         for index in meta.indexes.values():
@@ -272,7 +312,9 @@ class Store:
         sql += f" WHERE {where} ORDER BY {order}"
         yield from conn.execute(sql, params)
 
-    def counts(self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta | None = None) -> tuple[int, int]:
+    def counts(
+        self, conn: sqlite3.Connection, meta: TableMeta, index: IndexMeta | None = None
+    ) -> tuple[int, int]:
         """(item count, size in bytes) of a table or index; DynamoDB adds 100 bytes of overhead per item."""
         name = meta.sql_name if index is None else meta.index_sql_name(index)
         count, size = conn.execute(f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM {name}").fetchone()
@@ -286,3 +328,57 @@ class Store:
             (meta.id, time.time(), orjson.dumps(record)),
         )
         return cursor.lastrowid or 0
+
+    # Reading streams (used by ops/streams.py). The trim watermark is the highest sequence number
+    # removed by the 24-hour retention; it outlives the rows so that a stale position is detectable.
+
+    def stream_read(
+        self, conn: sqlite3.Connection, table_id: int, after: int, limit: int
+    ) -> list[tuple[int, float, bytes]]:
+        """Up to ``limit`` ``(seq, created, record)`` rows of a table's stream with ``seq > after``, in order."""
+        return conn.execute(
+            "SELECT seq, created, record FROM tw_stream WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (table_id, after, limit),
+        ).fetchall()
+
+    def stream_bounds(
+        self, conn: sqlite3.Connection, table_id: int
+    ) -> tuple[int | None, float | None, int | None]:
+        """(oldest seq, its created time, newest seq) of a table's retained stream records."""
+        oldest = conn.execute(
+            "SELECT seq, created FROM tw_stream WHERE table_id = ? ORDER BY seq LIMIT 1", (table_id,)
+        ).fetchone()
+        newest = conn.execute("SELECT MAX(seq) FROM tw_stream WHERE table_id = ?", (table_id,)).fetchone()[0]
+        return (oldest[0], oldest[1], newest) if oldest else (None, None, None)
+
+    def stream_last_seq(self, conn: sqlite3.Connection) -> int:
+        """The highest sequence number ever assigned (AUTOINCREMENT never reuses one, even after trimming)."""
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'tw_stream'").fetchone()
+        return row[0] if row else 0
+
+    def stream_watermark(self, conn: sqlite3.Connection, table_id: int) -> int:
+        row = conn.execute("SELECT value FROM tw_meta WHERE key = ?", (f"stream_trim:{table_id}",)).fetchone()
+        return row[0] if row else 0
+
+    def stream_trim(self, conn: sqlite3.Connection, table_id: int, before: float) -> int:
+        """Delete a table's stream records created before ``before``; return the new trim watermark."""
+        row = conn.execute(
+            "SELECT MAX(seq) FROM tw_stream WHERE table_id = ? AND created < ?", (table_id, before)
+        ).fetchone()
+        watermark = self.stream_watermark(conn, table_id)
+        if row[0] is not None and row[0] > watermark:
+            watermark = row[0]
+            conn.execute("DELETE FROM tw_stream WHERE table_id = ? AND seq <= ?", (table_id, watermark))
+            conn.execute(
+                "INSERT OR REPLACE INTO tw_meta (key, value) VALUES (?, ?)",
+                (f"stream_trim:{table_id}", watermark),
+            )
+        return watermark
+
+    def stream_secret(self, conn: sqlite3.Connection) -> bytes:
+        """The database's random key for signing shard iterators, created on first use (in a write transaction)."""
+        conn.execute(
+            "INSERT OR IGNORE INTO tw_meta (key, value) VALUES ('stream_secret', ?)", (os.urandom(32).hex(),)
+        )
+        (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
+        return bytes.fromhex(value)

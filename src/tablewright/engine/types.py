@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import decimal
+import re
 import zlib
 from collections.abc import Callable
 from decimal import Decimal
@@ -79,7 +80,21 @@ def format_number(value: Decimal) -> str:
     return format(value.normalize(_CONTEXT), "f")
 
 
+# Numbers already in DynamoDB's output form (no exponent, no leading/trailing zeros, at most 38 digits,
+# so within range) need no Decimal arithmetic: most numbers on the hot path are such integers/decimals.
+_CANONICAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
+
+
 def normalize_number(text: str) -> str:
+    """The canonical text of a DynamoDB number, validating it."""
+    if (
+        isinstance(text, str)
+        and len(text) <= 40
+        and _CANONICAL.fullmatch(text)
+        and text != "-0"
+        and len(text.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS
+    ):
+        return text
     return format_number(parse_number(text))
 
 
@@ -91,11 +106,11 @@ def add_numbers(left: str, right: str, subtract: bool = False) -> str:
 
 def number_size(text: str) -> int:
     """Storage size of a number: one byte per two significant digits, plus one, plus one if negative."""
-    value = parse_number(text)
-    if not value:
+    text = normalize_number(text)
+    digits = text.lstrip("-").replace(".", "").strip("0")
+    if not digits:
         return 1
-    sign, digits, _ = value.as_tuple()
-    return min(21, (len(digits) + 1) // 2 + 1 + sign)
+    return min(21, (len(digits) + 1) // 2 + 1 + text.startswith("-"))
 
 
 # ----------------------------------------------------------------------------------------------- binary
@@ -225,18 +240,31 @@ def encode_key(value: AttributeValue) -> bytes:
         return payload.encode("utf-8")
     if kind == "B":
         return decode_binary(payload)
-    return encode_number_key(parse_number(payload))
+    return encode_number_key(normalize_number(payload))
 
 
-def encode_number_key(value: Decimal) -> bytes:
-    if not value:
-        return b"\x01"
-    sign, digits, exponent = value.as_tuple()
-    magnitude = len(digits) + exponent
-    if not sign:
-        return b"\x02" + (0x8000 + magnitude).to_bytes(2, "big") + bytes(0x30 + d for d in digits)
+_INVERT_DIGITS = bytes.maketrans(b"0123456789", b"9876543210")
+
+
+def encode_number_key(text: str) -> bytes:
+    """Order-preserving bytes of a canonical number string: sign byte, exponent, digits.
+
+    Works on the text (0.d1d2... x 10^magnitude) because Decimal arithmetic is the slow part of a write.
+    """
+    negative = text.startswith("-")
+    integer, _, fraction = text.lstrip("-").partition(".")
+    if integer != "0":
+        digits, magnitude = (integer + fraction).rstrip("0"), len(integer)
+    else:
+        significant = fraction.lstrip("0")
+        if not significant:
+            return b"\x01"
+        digits, magnitude = significant.rstrip("0"), len(significant) - len(fraction)
+    raw = digits.encode("ascii")
+    if not negative:
+        return b"\x02" + (0x8000 + magnitude).to_bytes(2, "big") + raw
     # Negative: invert everything, and end with 0xFF so that a longer (more negative) mantissa sorts first.
-    return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + bytes(0x39 - d for d in digits) + b"\xff"
+    return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + raw.translate(_INVERT_DIGITS) + b"\xff"
 
 
 def decode_key(data: bytes, kind: str) -> AttributeValue:
@@ -258,7 +286,7 @@ def decode_number_key(data: bytes) -> Decimal:
         sign = 0
     else:
         magnitude = 0x8000 - magnitude_raw
-        digits = tuple(0x39 - b for b in data[3:-1])
+        digits = tuple(b - 0x30 for b in data[3:-1].translate(_INVERT_DIGITS))
         sign = 1
     return Decimal((sign, digits, magnitude - len(digits)))
 

@@ -8,6 +8,7 @@ SQLite checkpoints its WAL). A write is acknowledged only after the engine retur
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 from collections.abc import Callable
@@ -19,7 +20,12 @@ from tablewright.server.sigv4 import Verifier
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's loop when installed (it roughly doubles request rate), else asyncio's."""
+    """uvloop's loop when installed (measured in docs/benchmarks.md), else asyncio's.
+
+    ``TABLEWRIGHT_EVENT_LOOP=asyncio`` forces asyncio's own loop (for comparison, or to debug).
+    """
+    if os.environ.get("TABLEWRIGHT_EVENT_LOOP") == "asyncio":
+        return asyncio.new_event_loop()
     try:
         import uvloop
     except ImportError:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import re
+
 import pytest
 
 from ._support import cases, moto_differs, raises_dynamodb
@@ -36,6 +38,10 @@ VALUES = {
 }
 
 
+def _placeholders(expression: str) -> set[str]:
+    return set(re.findall(r":\w+", expression))
+
+
 def _canonical(value: dict) -> dict:
     (kind, inner), = value.items()
     if kind in ("SS", "BS"):
@@ -49,7 +55,7 @@ def _canonical(value: dict) -> dict:
 UPDATES = {
     "SET a new attribute": ("SET fresh = :new", {"fresh": {"S": "new"}}),
     "SET overwrites": ("SET s = :new", {"s": {"S": "new"}}),
-    "SET copies another attribute": ("SET copy = s", {"copy": {"S": "text"}}),
+    "SET copies another attribute": ("SET dup = s", {"dup": {"S": "text"}}),
     "SET plus": ("SET n = n + :three", {"n": {"N": "13"}}),
     "SET minus": ("SET n = n - :three", {"n": {"N": "7"}}),
     "SET decimal arithmetic": ("SET n = n + :half", {"n": {"N": "10.5"}}),
@@ -102,12 +108,12 @@ UPDATES = {
 
 @pytest.mark.parametrize(
     ("expression", "expected"),
-    cases(UPDATES, moto={"REMOVE two list elements": "removes by shifting indexes between removals"}),
+    cases(UPDATES),
 )
 def test_update_expression_applies_like_dynamodb(client, make_table, expression, expected):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item=START)
-    used = {k: v for k, v in VALUES.items() if k in expression}
+    used = {k: VALUES[k] for k in _placeholders(expression)}
     request = {"TableName": table, "Key": KEY, "UpdateExpression": expression}
     if used:
         request["ExpressionAttributeValues"] = used
@@ -118,7 +124,7 @@ def test_update_expression_applies_like_dynamodb(client, make_table, expression,
             assert attribute not in item
         else:
             assert _canonical(item[attribute]) == _canonical(value)
-    untouched = set(START) - set(expected) - {w for w in ("fresh", "copy")}
+    untouched = set(START) - set(expected) - {w for w in ("fresh", "dup")}
     for attribute in untouched:
         if attribute not in expression:
             assert item[attribute] == START[attribute]
@@ -133,6 +139,7 @@ def test_update_creates_a_missing_item(client, make_table):
     assert client.get_item(TableName=table, Key=key)["Item"] == {**key, "v": {"S": "x"}}
 
 
+@moto_differs("crashes on an UpdateItem without UpdateExpression")
 def test_update_without_expression_creates_an_item_of_only_the_key(client, make_table):
     table = make_table("hash_s")
     client.update_item(TableName=table, Key=KEY)
@@ -141,14 +148,6 @@ def test_update_without_expression_creates_an_item_of_only_the_key(client, make_
 
 def test_expression_attribute_names_reach_reserved_words_and_odd_names(client, make_table):
     table = make_table("hash_s")
-    client.update_item(
-        TableName=table,
-        Key=KEY,
-        UpdateExpression="SET #status = :v, #dotted = :v, #m.#k = :v",
-        ExpressionAttributeNames={"#status": "status", "#dotted": "a.b", "#m": "map", "#k": "key"},
-        ExpressionAttributeValues={":v": {"S": "x"}, ":empty": {"M": {}}} if False else {":v": {"S": "x"}},
-        ConditionExpression="attribute_not_exists(pk)",
-    ) if False else None
     client.put_item(TableName=table, Item={**KEY, "map": {"M": {}}})
     client.update_item(
         TableName=table,
@@ -164,6 +163,11 @@ def test_expression_attribute_names_reach_reserved_words_and_odd_names(client, m
 
 # ------------------------------------------------------------------------------------------------ errors
 
+# DynamoDB words type errors two ways: a value whose type is wrong when the expression is parsed
+# ("Incorrect operand type for operator or function; operator: ADD, operand type: STRING") and an
+# attribute of the wrong type met while applying it ("An operand in the update expression has an
+# incorrect data type"). Which one a case gets is not documented, so assert what both say.
+_TYPE = "operand"
 BAD_UPDATES = {
     "key attribute": ("SET pk = :s", "Cannot update attribute pk. This attribute is part of the key"),
     "same path twice": ("SET s = :s, s = :s", "Two document paths overlap"),
@@ -172,16 +176,19 @@ BAD_UPDATES = {
         "SET n2 = nosuch + :one",
         "The provided expression refers to an attribute that does not exist in the item",
     ),
-    "arithmetic on a string": ("SET n = s + :one", "Incorrect operand type for operator or function"),
-    "ADD to a string": ("ADD s :one", "Incorrect operand type for operator or function"),
-    "ADD a string set to a number set": ("ADD ns :ss", "Type mismatch for attribute to update"),
-    "DELETE from a non-set": ("DELETE s :ss", "Incorrect operand type for operator or function"),
-    "list_append on a non-list": ("SET s = list_append(s, :l)", "Incorrect operand type for operator or function"),
+    "arithmetic with a string value": ("SET n = n + :s", _TYPE),
+    "ADD a string value": ("ADD n :s", _TYPE),
+    "list_append of a string value": ("SET l = list_append(:s, l)", _TYPE),
+    "arithmetic on a string attribute": ("SET n = s + :one", _TYPE),
+    "ADD to a string attribute": ("ADD s :one", _TYPE),
+    "ADD a string set to a number set": ("ADD ns :ss", _TYPE),
+    "DELETE from a string attribute": ("DELETE s :ss", _TYPE),
+    "list_append on a string attribute": ("SET s = list_append(s, :l)", _TYPE),
     "nested SET under a missing parent": (
         "SET nosuch.child = :s",
         "The document path provided in the update expression is invalid for update",
     ),
-    "clause twice": ("SET s = :s SET n = :one", "The \"SET\" section can only be used once"),
+    "clause twice": ("SET s = :s SET n = :one", 'The "SET" section can only be used once'),
     "syntax": ("SET = :s", "Syntax error"),
 }
 _ERROR_VALUES = {":s": {"S": "x"}, ":one": {"N": "1"}, ":ss": {"SS": ["x"]}, ":l": {"L": []}}
@@ -191,18 +198,13 @@ _ERROR_VALUES = {":s": {"S": "x"}, ":one": {"N": "1"}, ":ss": {"SS": ["x"]}, ":l
     ("expression", "phrase"),
     cases(
         BAD_UPDATES,
-        moto={
-            "overlapping paths": "does not detect overlapping paths across clauses",
-            "DELETE from a non-set": "raises a different message",
-            "ADD a string set to a number set": "raises a different message",
-            "clause twice": "raises a different message",
-        },
+        moto={},
     ),
 )
 def test_invalid_update_expressions_are_rejected(client, make_table, expression, phrase):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item=START)
-    used = {k: v for k, v in _ERROR_VALUES.items() if k in expression}
+    used = {k: _ERROR_VALUES[k] for k in _placeholders(expression)}
     request = {"TableName": table, "Key": KEY, "UpdateExpression": expression}
     if used:
         request["ExpressionAttributeValues"] = used
@@ -211,7 +213,6 @@ def test_invalid_update_expressions_are_rejected(client, make_table, expression,
     assert client.get_item(TableName=table, Key=KEY)["Item"] == START
 
 
-@moto_differs("applies a failed multi-action update partially")
 def test_a_failing_action_applies_none_of_the_update(client, make_table):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item=START)
@@ -225,6 +226,7 @@ def test_a_failing_action_applies_none_of_the_update(client, make_table):
     assert client.get_item(TableName=table, Key=KEY)["Item"] == START
 
 
+@moto_differs("does not range-check arithmetic results")
 def test_number_results_are_checked_for_range(client, make_table):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item={**KEY, "big": {"N": "9.9999999999999999999999999999999999999E+125"}})

@@ -34,7 +34,7 @@ Decisions where the Developer Guide is silent or where we chose a form:
 
 from __future__ import annotations
 
-from .conditions import check_condition, evaluate_condition
+from .conditions import check_condition, evaluate_condition, evaluate_in_scope
 from .grammar import parse_condition, parse_projection, parse_update
 from .keys import KeyCondition, parse_key_condition, resolve_key_condition
 from .nodes import ConditionExpr, KeyConditionExpr, Path, ProjectionExpr, UpdateExpr
@@ -53,6 +53,7 @@ __all__ = [
     "check_condition",
     "check_placeholders",
     "evaluate_condition",
+    "evaluate_in_scope",
     "parse_condition",
     "parse_key_condition",
     "parse_projection",

@@ -48,7 +48,12 @@ def evaluate_condition(
     The request-level checks of :func:`check_condition` run first, so a bad placeholder is an error
     even when short-circuiting would never reach it.
     """
-    scope = check_condition(expr, names, values)
+    return evaluate_in_scope(expr, item, check_condition(expr, names, values))
+
+
+def evaluate_in_scope(expr: ConditionExpr, item: Item, scope: Scope) -> bool:
+    """Evaluate against a scope already checked by :func:`check_condition`: the per-item fast path
+    for Query/Scan filters, which need the request-level checks only once."""
     return _check(expr.root, item, scope)
 
 

@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ValidationException
 from ..types import AttributeValue
 from .conditions import check_bounds
 from .grammar import Parser
@@ -106,7 +107,10 @@ def resolve_key_condition(
     hash_name: str,
     range_name: str | None,
 ) -> KeyCondition:
-    """Bind the expression to the table's (or index's) key names; DynamoDB's errors for anything else."""
+    """Bind the expression to the table's (or index's) key names; DynamoDB's errors for anything else.
+
+    Errors against the key schema carry no ``Invalid KeyConditionExpression:`` prefix, as in DynamoDB.
+    """
     scope = Scope(expr.kind, names, values)
     by_key: dict[str, KeyPart] = {}
     for part in expr.parts:
@@ -118,17 +122,17 @@ def resolve_key_condition(
         by_key[name] = part
     hash_part = by_key.pop(hash_name, None)
     if hash_part is None:
-        raise invalid_expression(expr.kind, f"Query condition missed key schema element: {hash_name}")
+        raise ValidationException(f"Query condition missed key schema element: {hash_name}")
     if hash_part.op != "=":
-        raise invalid_expression(expr.kind, "Query key condition not supported")
+        raise ValidationException("Query key condition not supported")
     hash_value = scope.value(hash_part.values[0].name)
     if not by_key:
         return KeyCondition(hash_value)
     if range_name is None:
-        raise invalid_expression(expr.kind, "Query key condition not supported")
+        raise ValidationException("Query key condition not supported")
     range_part = by_key.get(range_name)
     if range_part is None:
-        raise invalid_expression(expr.kind, f"Query condition missed key schema element: {range_name}")
+        raise ValidationException(f"Query condition missed key schema element: {range_name}")
     range_values = tuple(scope.value(v.name) for v in range_part.values)
     for value in range_values:
         if next(iter(value)) not in ("S", "N", "B") or (

@@ -7,6 +7,7 @@ each one defined must be used somewhere.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import ValidationException
@@ -14,6 +15,11 @@ from ..types import validate_value
 from .messages import invalid_expression
 from .nodes import Expression
 from .resolve import invalid_value
+
+_KEY_SYNTAX = {
+    "ExpressionAttributeNames": re.compile(r"#[A-Za-z0-9_]+"),
+    "ExpressionAttributeValues": re.compile(r":[A-Za-z0-9_]+"),
+}
 
 
 def check_placeholders(
@@ -25,6 +31,10 @@ def check_placeholders(
         raise ValidationException("ExpressionAttributeNames must not be empty")
     if values is not None and not values:
         raise ValidationException("ExpressionAttributeValues must not be empty")
+    for mapping, what in ((names, "ExpressionAttributeNames"), (values, "ExpressionAttributeValues")):
+        for key in sorted(mapping or {}):
+            if not _KEY_SYNTAX[what].fullmatch(key):
+                raise ValidationException(f'{what} contains invalid key: Syntax error; key: "{key}"')
     for key, value in sorted((values or {}).items()):
         try:
             validate_value(value)

@@ -7,11 +7,9 @@ exist in the item are skipped silently, as DynamoDB does.
 
 from __future__ import annotations
 
-import copy
-
 from ..types import AttributeValue, Item
 from .nodes import Path, ProjectionExpr
-from .resolve import Scope, check_overlaps, get_path
+from .resolve import Scope, check_overlaps, clone, get_path
 
 
 def project(expr: ProjectionExpr, item: Item, names: dict[str, str] | None = None) -> Item:
@@ -34,7 +32,7 @@ def project_paths(paths: list[Path], item: Item) -> Item:
         for element, following in zip(path, path[1:]):
             kind = "L" if isinstance(following, int) else "M"
             children = children.setdefault(element, (kind, {}))[1]
-        children[path[-1]] = copy.deepcopy(value)
+        children[path[-1]] = clone(value)
     return {name: _finish(node) for name, node in roots.items()}
 
 

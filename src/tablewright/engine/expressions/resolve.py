@@ -94,3 +94,13 @@ def check_overlaps(paths: list[Path], kind: str) -> None:
                 f"Two document paths {problem} with each other; must remove or rewrite one of these paths; "
                 f"path one: {render_path(first)}, path two: {render_path(second)}",
             )
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of wire-form data (dicts, lists, scalars): several times faster than copy.deepcopy,
+    which matters because every update copies the item it starts from."""
+    if isinstance(value, dict):
+        return {key: clone(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [clone(inner) for inner in value]
+    return value

@@ -8,7 +8,6 @@ original list and a SET of ``l[1]`` in the same expression still lands on the or
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ from .messages import (
     incorrect_operand,
 )
 from .nodes import Action, Arith, Call, Operand, Path, PathExpr, UpdateExpr, ValueRef
-from .resolve import Scope, check_overlaps, get_path
+from .resolve import Scope, check_overlaps, clone, get_path
 
 _SETS = ("SS", "NS", "BS")
 _REMOVED = object()  # marks an action whose effect is to remove its path (DELETE emptying a set)
@@ -38,13 +37,13 @@ def apply_update(
     targets = [scope.path(action.path) for action in expr.actions]
     check_overlaps(targets, expr.kind)
     results = [_ACTIONS[a.clause](a, path, item, scope) for a, path in zip(expr.actions, targets)]
-    new = copy.deepcopy(item)
+    new = clone(item)
     removals: list[Path] = []
     for path, result in zip(targets, results):
         if result is _REMOVED:
             removals.append(path)
         else:
-            _write(new, path, copy.deepcopy(result))
+            _write(new, path, clone(result))
     for path in sorted(removals, key=_removal_order, reverse=True):
         _remove(new, path)
     return new

@@ -49,7 +49,9 @@ def batch_get_item(engine: Engine, request: dict) -> dict:
             charge = Consumed(table, "read")
             for key, key_bytes in zip(keys, encoded):
                 if returned >= MAX_RESPONSE_BYTES:
-                    left = unprocessed.setdefault(name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []})
+                    left = unprocessed.setdefault(
+                        name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []}
+                    )
                     left["Keys"].append(key)
                     continue
                 item = engine.store.get(conn, table, key_bytes)
@@ -57,7 +59,11 @@ def batch_get_item(engine: Engine, request: dict) -> dict:
                 charge.table_units += read_units(size, consistent=bool(spec.get("ConsistentRead")))
                 if item is not None:
                     returned += size
-                    items.append(ex.project(expressions.projection, item, expressions.names) if expressions.projection else item)
+                    items.append(
+                        ex.project(expressions.projection, item, expressions.names)
+                        if expressions.projection
+                        else item
+                    )
             consumed.append(charge)
     response: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
     rendered = merge(consumed, request.get("ReturnConsumedCapacity"))
@@ -84,10 +90,12 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
                     f"A WriteRequest of table {name} must contain exactly one of PutRequest or DeleteRequest"
                 )
             if "PutRequest" in entry:
-                item, key = new_item(table, entry["PutRequest"]["Item"])
-                table_actions.append(Put(engine, table, key, none, item=item))
+                item, key, encoded = new_item(table, entry["PutRequest"]["Item"])
+                table_actions.append(Put(engine, table, key, none, item=item, encoded_key=encoded))
             else:
-                table_actions.append(Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none))
+                table_actions.append(
+                    Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none)
+                )
         _no_duplicates(name, [a.encoded_key for a in table_actions])
         actions.extend(table_actions)
     # The writes are independent in DynamoDB; one SQLite transaction simply makes the batch fast.

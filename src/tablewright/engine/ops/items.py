@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import expressions as ex
-from ..expressions.projections import project_paths
 from ..actions import (
     Delete,
     Expressions,
@@ -17,7 +16,7 @@ from ..actions import (
     reject_legacy,
 )
 from ..capacity import Consumed, read_units
-from ..types import item_size
+from ..expressions.projections import project_paths
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -39,10 +38,24 @@ def put_item(engine: Engine, request: dict) -> dict:
     reject_legacy(request)
     table = require_table(engine, request["TableName"])
     returns = check_return_values("PutItem", request)
-    item, key = new_item(table, request["Item"])
+    item, key, encoded = new_item(table, request["Item"])
+    expressions = Expressions.parse(request, condition="ConditionExpression")
+    blind = (
+        expressions.condition is None
+        and returns == "NONE"
+        and not table.indexes
+        and not table.stream_view_type
+        and request.get("ReturnConsumedCapacity", "NONE") == "NONE"
+    )
     action = Put(
-        engine, table, key, Expressions.parse(request, condition="ConditionExpression"),
-        request.get("ReturnValuesOnConditionCheckFailure", "NONE"), item=item,
+        engine,
+        table,
+        key,
+        expressions,
+        request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+        needs_old=not blind,
+        encoded_key=encoded,
+        item=item,
     )
     action.run()
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
@@ -53,7 +66,10 @@ def delete_item(engine: Engine, request: dict) -> dict:
     table = require_table(engine, request["TableName"])
     returns = check_return_values("DeleteItem", request)
     action = Delete(
-        engine, table, key_from(table, request["Key"]), Expressions.parse(request, condition="ConditionExpression"),
+        engine,
+        table,
+        key_from(table, request["Key"]),
+        Expressions.parse(request, condition="ConditionExpression"),
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
     )
     action.run()
@@ -66,7 +82,10 @@ def update_item(engine: Engine, request: dict) -> dict:
     returns = check_return_values("UpdateItem", request)
     expressions = Expressions.parse(request, condition="ConditionExpression", update="UpdateExpression")
     action = Update(
-        engine, table, key_from(table, request["Key"]), expressions,
+        engine,
+        table,
+        key_from(table, request["Key"]),
+        expressions,
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
     )
     action.run()
@@ -89,20 +108,19 @@ def get_item(engine: Engine, request: dict) -> dict:
     reject_legacy(request)
     table = require_table(engine, request["TableName"])
     expressions = Expressions.parse(request, projection="ProjectionExpression")
-    key = key_from(table, request["Key"])
-    encoded = table.encode_item_key(key, for_item=False)
-    with engine.store.read() as conn:
-        item = engine.store.get(conn, table, encoded)
-    consistent = bool(request.get("ConsistentRead"))
+    encoded = table.encode_item_key(key_from(table, request["Key"]), for_item=False)
+    with engine.store.read(single=True) as conn:
+        row = engine.store.fetch(conn, table, encoded)
     response: dict[str, Any] = {}
-    if item is not None:
+    if row is not None:
+        item = row[0]
         response["Item"] = (
             ex.project(expressions.projection, item, expressions.names) if expressions.projection else item
         )
-    consumed = Consumed(table, "read", read_units(item_size(item) if item else 0, consistent=consistent))
-    rendered = consumed.render(request.get("ReturnConsumedCapacity"))
-    if rendered:
-        response["ConsumedCapacity"] = rendered
+    mode = request.get("ReturnConsumedCapacity")
+    if mode in ("TOTAL", "INDEXES"):
+        units = read_units(row[1] if row else 0, consistent=bool(request.get("ConsistentRead")))
+        response["ConsumedCapacity"] = Consumed(table, "read", units).render(mode)
     return response
 
 

@@ -44,7 +44,9 @@ class Source:
         start = validate_item(raw, "ExclusiveStartKey")
         needed = set(self.table.key.names) | set(self.key.names)
         if set(start) != needed:
-            raise ValidationException("The provided starting key is invalid: The provided key element does not match the schema")
+            raise ValidationException(
+                "The provided starting key is invalid: The provided key element does not match the schema"
+            )
         h, pk, sk = self.table.encode_item_key(self.table.key_of(start), for_item=False)
         if self.index is None:
             values: tuple = (h, pk, sk)
@@ -77,19 +79,29 @@ def _source(engine: Engine, request: dict, operation: str) -> Source:
 def _select(source: Source, request: dict, expressions: Expressions) -> str:
     select = request.get("Select")
     if select is None:
-        select = "SPECIFIC_ATTRIBUTES" if expressions.projection else (
-            "ALL_PROJECTED_ATTRIBUTES" if source.index else "ALL_ATTRIBUTES"
+        select = (
+            "SPECIFIC_ATTRIBUTES"
+            if expressions.projection
+            else ("ALL_PROJECTED_ATTRIBUTES" if source.index else "ALL_ATTRIBUTES")
         )
     if expressions.projection is not None and select != "SPECIFIC_ATTRIBUTES":
         raise ValidationException(
-            f"Cannot specify the ProjectionExpression when choosing to get {select}" if select != "COUNT"
+            f"Cannot specify the ProjectionExpression when choosing to get {select}"
+            if select != "COUNT"
             else "Cannot specify the AttributesToGet when choosing to get only the COUNT"
         )
     if select == "SPECIFIC_ATTRIBUTES" and expressions.projection is None:
         raise ValidationException("Select type SPECIFIC_ATTRIBUTES requires a ProjectionExpression")
     if select == "ALL_PROJECTED_ATTRIBUTES" and source.index is None:
-        raise ValidationException("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
-    if select == "ALL_ATTRIBUTES" and source.index and source.index.kind == "GSI" and source.index.projection != "ALL":
+        raise ValidationException(
+            "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+        )
+    if (
+        select == "ALL_ATTRIBUTES"
+        and source.index
+        and source.index.kind == "GSI"
+        and source.index.projection != "ALL"
+    ):
         raise invalid(
             f"Select type ALL_ATTRIBUTES is not supported for global secondary index {source.index.name} "
             "because its projection type is not ALL"
@@ -98,7 +110,7 @@ def _select(source: Source, request: dict, expressions: Expressions) -> str:
 
 
 def _page(
-    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions, filter_expr: Any
+    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions
 ) -> dict:
     """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity."""
     select = _select(source, request, expressions)
@@ -109,10 +121,14 @@ def _page(
     for _pk, _sk, _tpk, _tsk, size, raw in rows:
         item = orjson.loads(raw)
         if source.index is not None:
-            item = item if (select == "ALL_ATTRIBUTES" and source.index.kind == "LSI") else source.index.project(item)
+            item = (
+                item
+                if (select == "ALL_ATTRIBUTES" and source.index.kind == "LSI")
+                else source.index.project(item)
+            )
         scanned += 1
         size_read += size
-        if filter_expr is None or ex.evaluate_condition(filter_expr, item, expressions.names, expressions.values):
+        if expressions.check(item):
             items.append(item)
         if (limit is not None and scanned >= limit) or size_read >= PAGE_BYTES:
             last = source.last_key(item)
@@ -157,7 +173,10 @@ def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tupl
         return " AND x.sk BETWEEN ? AND ?", encoded
     if op == "begins_with":
         if key.range_type == "N":
-            raise invalid(f"Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+            raise ValidationException(
+                "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                "operator or function: begins_with, operand type: N"
+            )
         upper = _prefix_successor(encoded[0])
         if upper is None:
             return " AND x.sk >= ?", encoded
@@ -168,9 +187,14 @@ def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tupl
 def query(engine: Engine, request: dict) -> dict:
     source = _source(engine, request, "Query")
     if "KeyConditionExpression" not in request:
-        raise ValidationException("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+        raise ValidationException(
+            "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+        )
     expressions = Expressions.parse(
-        request, condition="FilterExpression", projection="ProjectionExpression", key_condition="KeyConditionExpression"
+        request,
+        condition="FilterExpression",
+        projection="ProjectionExpression",
+        key_condition="KeyConditionExpression",
     )
     key = source.key
     condition = ex.resolve_key_condition(
@@ -194,7 +218,7 @@ def query(engine: Engine, request: dict) -> dict:
     order = ", ".join(c + direction for c in columns.split(", "))
     with engine.store.read() as conn:
         rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions, expressions.condition)
+        return _page(engine, source, request, rows, expressions)
 
 
 def scan(engine: Engine, request: dict) -> dict:
@@ -223,7 +247,7 @@ def scan(engine: Engine, request: dict) -> dict:
     order = _COLUMNS["scan"][source.index is not None][0]
     with engine.store.read() as conn:
         rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions, expressions.condition)
+        return _page(engine, source, request, rows, expressions)
 
 
 OPERATIONS = {"Query": query, "Scan": scan}

@@ -8,7 +8,12 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import TableMeta
-from ..errors import LimitExceededException, ResourceInUseException, ResourceNotFoundException, ValidationException
+from ..errors import (
+    LimitExceededException,
+    ResourceInUseException,
+    ResourceNotFoundException,
+    ValidationException,
+)
 from ..types import invalid
 
 if TYPE_CHECKING:
@@ -39,7 +44,9 @@ def table_name_from_arn(engine: Engine, arn: str) -> str:
 def _check_key_schema(key_schema: list[dict], definitions: dict[str, str], where: str) -> None:
     kinds = [k.get("KeyType") for k in key_schema]
     if kinds.count("HASH") != 1 or kinds.count("RANGE") > 1 or (len(kinds) == 2 and kinds[0] != "HASH"):
-        raise invalid(f"Invalid KeySchema: {where} must have exactly one HASH key, optionally followed by one RANGE key")
+        raise invalid(
+            f"Invalid KeySchema: {where} must have exactly one HASH key, optionally followed by one RANGE key"
+        )
     for key in key_schema:
         name = key["AttributeName"]
         if name not in definitions:
@@ -53,11 +60,11 @@ def _check_projection(projection: dict, index_name: str) -> int:
     kind = projection.get("ProjectionType", "ALL")
     non_key = projection.get("NonKeyAttributes")
     if kind != "INCLUDE" and non_key:
-        raise invalid(
-            f"ProjectionType is {kind}, but NonKeyAttributes is specified (index {index_name})"
-        )
+        raise invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified (index {index_name})")
     if kind == "INCLUDE" and not non_key:
-        raise invalid(f"ProjectionType is INCLUDE, but NonKeyAttributes is not specified (index {index_name})")
+        raise invalid(
+            f"ProjectionType is INCLUDE, but NonKeyAttributes is not specified (index {index_name})"
+        )
     return len(non_key or ())
 
 
@@ -69,7 +76,9 @@ def _throughput(billing: str, throughput: dict | None, what: str) -> dict[str, A
             )
         return {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
     if not throughput:
-        raise invalid(f"ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED ({what})")
+        raise invalid(
+            f"ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED ({what})"
+        )
     return {
         "NumberOfDecreasesToday": 0,
         "ReadCapacityUnits": throughput["ReadCapacityUnits"],
@@ -86,7 +95,9 @@ def _index_description(engine: Engine, table: str, index: dict, billing: str | N
     }
     if billing is not None:  # GSIs have their own status and throughput
         out["IndexStatus"] = "ACTIVE"
-        out["ProvisionedThroughput"] = _throughput(billing, index.get("ProvisionedThroughput"), index["IndexName"])
+        out["ProvisionedThroughput"] = _throughput(
+            billing, index.get("ProvisionedThroughput"), index["IndexName"]
+        )
     return out
 
 
@@ -95,7 +106,9 @@ def _stream_fields(engine: Engine, table: str, spec: dict | None) -> dict[str, A
         return {}
     if "StreamViewType" not in spec:
         raise invalid("StreamViewType is required when StreamEnabled is true")
-    label = datetime.datetime.fromtimestamp(engine.clock(), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+    label = datetime.datetime.fromtimestamp(engine.clock(), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[
+        :-3
+    ]
     return {
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": spec["StreamViewType"]},
         "LatestStreamLabel": label,
@@ -120,7 +133,9 @@ def create_table(engine: Engine, request: dict) -> dict:
     if len(lsis) > MAX_LSIS:
         raise invalid(f"LocalSecondaryIndexes count exceeds the per-table limit of {MAX_LSIS}")
     if lsis and not table_has_range:
-        raise invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+        raise invalid(
+            "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex"
+        )
     index_names: set[str] = set()
     projected = 0
     used = {k["AttributeName"] for k in request["KeySchema"]}
@@ -139,7 +154,9 @@ def create_table(engine: Engine, request: dict) -> dict:
                     f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
                 )
     if projected > MAX_PROJECTED_ATTRIBUTES:
-        raise invalid(f"The number of projected attributes across all indexes exceeds {MAX_PROJECTED_ATTRIBUTES}")
+        raise invalid(
+            f"The number of projected attributes across all indexes exceeds {MAX_PROJECTED_ATTRIBUTES}"
+        )
     if used != set(definitions):
         raise invalid(
             "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
@@ -165,7 +182,9 @@ def create_table(engine: Engine, request: dict) -> dict:
             "TableClassSummary": {"TableClass": request.get("TableClass", "STANDARD")},
         }
         if gsis:
-            description["GlobalSecondaryIndexes"] = [_index_description(engine, name, i, billing) for i in gsis]
+            description["GlobalSecondaryIndexes"] = [
+                _index_description(engine, name, i, billing) for i in gsis
+            ]
         if lsis:
             description["LocalSecondaryIndexes"] = [_index_description(engine, name, i, None) for i in lsis]
         description.update(_stream_fields(engine, name, request.get("StreamSpecification")))
@@ -187,7 +206,9 @@ def describe(engine: Engine, conn: Any, meta: TableMeta) -> dict[str, Any]:
     description["ItemCount"], description["TableSizeBytes"] = engine.store.counts(conn, meta)
     for field_name in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
         for index in description.get(field_name, []):
-            index["ItemCount"], index["IndexSizeBytes"] = engine.store.counts(conn, meta, meta.indexes[index["IndexName"]])
+            index["ItemCount"], index["IndexSizeBytes"] = engine.store.counts(
+                conn, meta, meta.indexes[index["IndexName"]]
+            )
     return description
 
 
@@ -239,13 +260,20 @@ def update_table(engine: Engine, request: dict) -> dict:
         billing = request.get("BillingMode", description["BillingModeSummary"]["BillingMode"])
         if "BillingMode" in request or "ProvisionedThroughput" in request:
             throughput = request.get("ProvisionedThroughput")
-            if billing == "PROVISIONED" and throughput is None and description["BillingModeSummary"]["BillingMode"] == "PROVISIONED":
+            if (
+                billing == "PROVISIONED"
+                and throughput is None
+                and description["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
+            ):
                 throughput = {
                     "ReadCapacityUnits": description["ProvisionedThroughput"]["ReadCapacityUnits"],
                     "WriteCapacityUnits": description["ProvisionedThroughput"]["WriteCapacityUnits"],
                 }
             description["ProvisionedThroughput"] = _throughput(billing, throughput, "table")
-            description["BillingModeSummary"] = {"BillingMode": billing, "LastUpdateToPayPerRequestDateTime": engine.clock()}
+            description["BillingModeSummary"] = {
+                "BillingMode": billing,
+                "LastUpdateToPayPerRequestDateTime": engine.clock(),
+            }
         if "TableClass" in request:
             description["TableClassSummary"] = {"TableClass": request["TableClass"]}
         if "DeletionProtectionEnabled" in request:
@@ -253,7 +281,9 @@ def update_table(engine: Engine, request: dict) -> dict:
         if "StreamSpecification" in request:
             _update_stream(engine, description, request["StreamSpecification"])
         created, deleted = _update_indexes(engine, meta, document, definitions, billing, request)
-        description["AttributeDefinitions"] = [{"AttributeName": n, "AttributeType": t} for n, t in definitions.items()]
+        description["AttributeDefinitions"] = [
+            {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
+        ]
         _prune_definitions(description)
         new_meta = engine.store.save_table(conn, meta.id, document)
         for index in deleted:
@@ -277,7 +307,9 @@ def _update_stream(engine: Engine, description: dict, spec: dict) -> None:
     description.update(_stream_fields(engine, description["TableName"], spec))
 
 
-def _update_indexes(engine: Engine, meta: TableMeta, document: dict, definitions: dict, billing: str, request: dict):
+def _update_indexes(
+    engine: Engine, meta: TableMeta, document: dict, definitions: dict, billing: str, request: dict
+):
     description = document["Description"]
     updates = request.get("GlobalSecondaryIndexUpdates") or []
     structural = [u for u in updates if "Create" in u or "Delete" in u]
@@ -294,7 +326,9 @@ def _update_indexes(engine: Engine, meta: TableMeta, document: dict, definitions
             if index["IndexName"] in meta.indexes:
                 raise invalid(f"Index already exists: {index['IndexName']}")
             if len(gsis) >= MAX_GSIS:
-                raise LimitExceededException(f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}")
+                raise LimitExceededException(
+                    f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}"
+                )
             _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
             _check_projection(index.get("Projection") or {}, index["IndexName"])
             gsis.append(_index_description(engine, meta.name, index, billing))
@@ -313,7 +347,9 @@ def _update_indexes(engine: Engine, meta: TableMeta, document: dict, definitions
             target = next((g for g in gsis if g["IndexName"] == name), None)
             if target is None:
                 raise ResourceNotFoundException(f"Requested resource not found: Index: {name} not found")
-            target["ProvisionedThroughput"] = _throughput(billing, update["Update"].get("ProvisionedThroughput"), name)
+            target["ProvisionedThroughput"] = _throughput(
+                billing, update["Update"].get("ProvisionedThroughput"), name
+            )
     if not gsis:
         description.pop("GlobalSecondaryIndexes")
     return created, deleted
@@ -325,7 +361,9 @@ def _prune_definitions(description: dict) -> None:
     for field_name in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
         for index in description.get(field_name, []):
             used.update(k["AttributeName"] for k in index["KeySchema"])
-    description["AttributeDefinitions"] = [d for d in description["AttributeDefinitions"] if d["AttributeName"] in used]
+    description["AttributeDefinitions"] = [
+        d for d in description["AttributeDefinitions"] if d["AttributeName"] in used
+    ]
 
 
 # ------------------------------------------------------------------------------------------ TTL and tags
@@ -375,7 +413,11 @@ def _retag(engine: Engine, arn: str, change) -> dict[str, str]:
 
 
 def tag_resource(engine: Engine, request: dict) -> dict:
-    _retag(engine, request["ResourceArn"], lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}))
+    _retag(
+        engine,
+        request["ResourceArn"],
+        lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}),
+    )
     return {}
 
 
@@ -396,7 +438,9 @@ def list_tags_of_resource(engine: Engine, request: dict) -> dict:
 
 
 def describe_endpoints(engine: Engine, request: dict) -> dict:
-    return {"Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]}
+    return {
+        "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
+    }
 
 
 def describe_limits(engine: Engine, request: dict) -> dict:

@@ -34,9 +34,18 @@ TOKEN_SECONDS = 600
 
 def _put(engine: Engine, spec: dict) -> Action:
     table = require_table(engine, spec["TableName"])
-    item, key = new_item(table, spec["Item"])
+    item, key, encoded = new_item(table, spec["Item"])
     expressions = Expressions.parse(spec, condition="ConditionExpression")
-    return Put(engine, table, key, expressions, spec.get("ReturnValuesOnConditionCheckFailure", "NONE"), True, item=item)
+    return Put(
+        engine,
+        table,
+        key,
+        expressions,
+        spec.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+        True,
+        item=item,
+        encoded_key=encoded,
+    )
 
 
 def _keyed(kind: type, **parsers: str):
@@ -44,8 +53,12 @@ def _keyed(kind: type, **parsers: str):
         table = require_table(engine, spec["TableName"])
         expressions = Expressions.parse(spec, **parsers)
         return kind(
-            engine, table, key_from(table, spec["Key"]), expressions,
-            spec.get("ReturnValuesOnConditionCheckFailure", "NONE"), True,
+            engine,
+            table,
+            key_from(table, spec["Key"]),
+            expressions,
+            spec.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+            True,
         )
 
     return build
@@ -73,7 +86,9 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     entries = request["TransactItems"]
     if len(entries) > MAX_ACTIONS:
         raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
-    body = orjson.dumps({k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS)
+    body = orjson.dumps(
+        {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
+    )
     if len(body) > MAX_REQUEST_BYTES:
         raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
     actions = [_build(engine, entry) for entry in entries]
@@ -152,7 +167,9 @@ def transact_get_items(engine: Engine, request: dict) -> dict:
     with engine.store.read() as conn:
         for table, encoded, expressions in plans:
             item = engine.store.get(conn, table, encoded)
-            consumed.append(Consumed(table, "read", read_units(item_size(item) if item else 0, transactional=True)))
+            consumed.append(
+                Consumed(table, "read", read_units(item_size(item) if item else 0, transactional=True))
+            )
             if item is None:
                 responses.append({})
             elif expressions.projection is not None:

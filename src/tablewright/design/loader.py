@@ -1,0 +1,130 @@
+"""Load a design file: YAML with line numbers -> JSON Schema -> model -> semantic and convention checks.
+
+Every stage adds to one list of problems so an invalid design reports all of them at once, each
+with file, line, column and a hint; ``DesignError`` carries the list.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path as FilePath
+from typing import Any
+
+import yaml
+
+from .builder import build_design
+from .checks import check_design
+from .conventions import check_conventions
+from .errors import DesignError, Problem
+from .issues import Issues, suggest
+from .model import Design
+from .yamlsource import Source, load_source
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The design file JSON Schema (draft 2020-12) shipped with the package."""
+    return json.loads(resources.files(__package__).joinpath("schema.json").read_text(encoding="utf-8"))
+
+
+def load(path: str | FilePath) -> Design:
+    """Load a design file; raises ``DesignError`` listing every problem."""
+    file = FilePath(path)
+    return loads(file.read_text(encoding="utf-8"), str(file))
+
+
+def loads(text: str, file: str = "<design>") -> Design:
+    """Load a design from YAML text; ``file`` names it in problem reports."""
+    try:
+        source = load_source(text, file)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise DesignError([Problem(file, line, column, f"YAML syntax: {exc.problem or exc}", "fix the YAML syntax")]) from None
+    issues = Issues()
+    for path, line, column in source.duplicates:
+        issues.add(path, f"duplicate key {path[-1]!r}", "YAML keeps only the last one; remove or rename one")
+    if not isinstance(source.data, dict):
+        raise DesignError([Problem(file, 1, 1, "a design file must be a mapping", "start with tables:")])
+    shape_ok = _schema_issues(source.data, issues)
+    design = build_design(source.data, issues)
+    design.link()
+    if shape_ok:
+        # Semantic checks assume the shapes the schema guarantees; skip them if those are broken.
+        check_design(design, issues)
+        check_conventions(design, issues)
+    problems = [_locate(source, issue) for issue in issues.items]
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise DesignError(problems)
+    design.warnings = [str(p) for p in problems]
+    return design
+
+
+def _locate(source: Source, issue: Any) -> Problem:
+    duplicate = [d for d in source.duplicates if d[0] == issue.path]
+    if duplicate:
+        line, column = duplicate[0][1], duplicate[0][2]
+    else:
+        line, column = source.where(issue.path, key=issue.on_key)
+    return Problem(source.file, line, column, issue.message, issue.hint, issue.severity)
+
+
+def _schema_issues(data: dict[str, Any], issues: Issues) -> bool:
+    """Validate against the JSON Schema; returns True when the shape is valid."""
+    try:
+        import jsonschema
+    except ImportError:  # the semantic checks still run; only shape messages are lost
+        return True
+    validator = jsonschema.Draft202012Validator(schema())
+    found = False
+    for error in validator.iter_errors(data):
+        found = True
+        error = _deepest(error)
+        path = tuple(error.absolute_path)
+        message, hint = _explain(error)
+        issues.add(path, message, hint, on_key=error.validator == "additionalProperties")
+    return not found
+
+
+def _deepest(error: Any) -> Any:
+    """For oneOf/anyOf failures, the error of the branch the author meant.
+
+    A branch that failed on ``type`` is the wrong form; among the others the deepest error wins
+    (``strng`` is a bad enum value in the mapping form, not a bad shorthand).
+    """
+    while error.context:
+        meant = [e for e in error.context if not _wrong_form(e)]
+        if not meant:
+            break
+        error = max(meant, key=lambda e: len(e.absolute_path))
+    return error
+
+
+def _wrong_form(error: Any) -> bool:
+    """A branch error that only says the value has another form (a mapping where a word was allowed)."""
+    if error.validator == "type":
+        return True
+    return error.validator in ("enum", "const") and isinstance(error.instance, dict | list)
+
+
+def _explain(error: Any) -> tuple[str, str]:
+    """A message and hint for a schema error, keyed by the failing JSON Schema keyword."""
+    where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+    keyword = error.validator
+    if keyword == "additionalProperties":
+        allowed = error.schema.get("properties", {})
+        extra = [k for k in error.instance if k not in allowed]
+        if extra:
+            key = extra[0]
+            return f"unknown key {key!r} in {where}", suggest(key, allowed)
+    if keyword == "required":
+        return f"{where}: {error.message}", "add the missing key"
+    if keyword in ("enum", "const"):
+        options = error.validator_value if keyword == "enum" else [error.validator_value]
+        return f"{error.instance!r} is not allowed at {where}", suggest(error.instance, [o for o in options if o is not None])
+    if keyword in ("oneOf", "anyOf"):
+        return f"{error.instance!r} does not have a valid form at {where}", "see docs/design-file.md for the forms this key takes"
+    return f"{where}: {error.message}", ""

@@ -1,0 +1,69 @@
+"""Marker items: uniqueness markers and idempotency markers, stored in the entity's own table.
+
+A marker is a small item whose partition key is a reserved text (``_tw#unique#...``,
+``_tw#idem#...``) so it never collides with entity keys, and whose ``attribute_not_exists`` guard
+inside a TransactWriteItems is what makes a unique value or an idempotency key claimable once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..design.model import Table
+from .errors import RuntimeFailure
+
+MARKER_PREFIX = "_tw#"
+KIND_ATTRIBUTE = "_tw_kind"
+OWNER_ATTRIBUTE = "_tw_owner"
+# Sort key of a marker, by the table's sort key type: markers need one item per partition only.
+_SORT_VALUES: dict[str, object] = {"S": "_tw#marker", "N": 0, "B": b"_tw#marker"}
+IDEMPOTENCY_RETENTION_SECONDS = 30 * 86_400
+
+
+@dataclass(frozen=True)
+class UniqueValue:
+    """One unique constraint's value on an item: the attribute names and their values."""
+
+    constraint: tuple[str, ...]
+    value: tuple[object, ...]
+
+
+def marker_key(table: Table, text: str) -> dict[str, object]:
+    """The key of the marker ``text`` in ``table`` (Python values)."""
+    pk = table.partition_key
+    if pk.type == "N":
+        raise RuntimeFailure(
+            f"table {table.table_name}: partition key {pk.name} is a number, so marker items "
+            "(unique constraints, idempotency keys) cannot be stored in it"
+        )
+    key: dict[str, object] = {pk.name: text if pk.type == "S" else text.encode()}
+    if table.sort_key is not None:
+        key[table.sort_key.name] = _SORT_VALUES[table.sort_key.type]
+    return key
+
+
+def unique_text(entity: str, unique: UniqueValue) -> str:
+    """The marker text of a unique value: entity, attribute names and values."""
+    values = "#".join(str(v) for v in unique.value)
+    return f"{MARKER_PREFIX}unique#{entity}#{'+'.join(unique.constraint)}#{values}"
+
+
+def idempotency_text(entity: str, key: object) -> str:
+    """The marker text of an idempotency key."""
+    return f"{MARKER_PREFIX}idem#{entity}#{key}"
+
+
+def unique_values(constraints: Sequence[Sequence[str]], item: Mapping[str, object]) -> list[UniqueValue]:
+    """The unique values an item holds; a constraint with a missing part holds none (like SQL NULL)."""
+    found: list[UniqueValue] = []
+    for constraint in constraints:
+        values = tuple(item.get(name) for name in constraint)
+        if all(v is not None for v in values):
+            found.append(UniqueValue(tuple(constraint), values))
+    return found
+
+
+def is_marker(item: Mapping[str, object]) -> bool:
+    """True for a marker item (read back by a scan, for instance)."""
+    return KIND_ATTRIBUTE in item

@@ -1,0 +1,192 @@
+"""CreateTable / UpdateTable / UpdateTimeToLive requests built from a design's tables.
+
+``create_request(table)`` is pure (useful to print or diff); ``create_tables`` and ``update_tables``
+send requests through any client and wait for ACTIVE, which is immediate on the embedded engine
+and takes seconds on AWS.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ..design.model import Billing, Index, Projection, Table
+
+_PROJECTIONS = {
+    "ALL": lambda p: {"ProjectionType": "ALL"},
+    "KEYS_ONLY": lambda p: {"ProjectionType": "KEYS_ONLY"},
+    "INCLUDE": lambda p: {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(p.attributes)},
+}
+_BILLING_MODES = {"on_demand": "PAY_PER_REQUEST", "provisioned": "PROVISIONED"}
+
+
+def _key_schema(pk: Any, sk: Any) -> list[dict]:
+    schema = [{"AttributeName": pk.name, "KeyType": "HASH"}]
+    if sk is not None:
+        schema.append({"AttributeName": sk.name, "KeyType": "RANGE"})
+    return schema
+
+
+def _throughput(billing: Billing | None) -> dict:
+    billing = billing or Billing("provisioned", 5, 5)
+    return {"ReadCapacityUnits": billing.read or 5, "WriteCapacityUnits": billing.write or 5}
+
+
+def _projection(projection: Projection) -> dict:
+    return _PROJECTIONS[projection.type.upper()](projection)
+
+
+def index_request(index: Index, table: Table) -> dict:
+    """The GSI/LSI description of one index (as in CreateTable)."""
+    request = {
+        "IndexName": index.name,
+        "KeySchema": _key_schema(index.partition_key, index.sort_key),
+        "Projection": _projection(index.projection),
+    }
+    if index.kind == "global" and table.billing.mode == "provisioned":
+        request["ProvisionedThroughput"] = _throughput(index.throughput or table.billing)
+    return request
+
+
+def create_request(table: Table) -> dict:
+    """The CreateTable request for a design table."""
+    request: dict[str, Any] = {
+        "TableName": table.table_name,
+        "AttributeDefinitions": [
+            {"AttributeName": name, "AttributeType": kind} for name, kind in table.key_attributes().items()
+        ],
+        "KeySchema": _key_schema(table.partition_key, table.sort_key),
+        "BillingMode": _BILLING_MODES[table.billing.mode],
+        "TableClass": table.table_class,
+    }
+    if table.billing.mode == "provisioned":
+        request["ProvisionedThroughput"] = _throughput(table.billing)
+    gsis = [index_request(i, table) for i in table.indexes.values() if i.kind == "global"]
+    lsis = [index_request(i, table) for i in table.indexes.values() if i.kind == "local"]
+    if gsis:
+        request["GlobalSecondaryIndexes"] = gsis
+    if lsis:
+        request["LocalSecondaryIndexes"] = lsis
+    if table.stream:
+        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": table.stream}
+    return request
+
+
+def _wait_active(client: Any, name: str, timeout: float = 300.0) -> dict:
+    # The embedded engine answers ACTIVE at once; AWS takes seconds per table and per new GSI.
+    deadline = time.monotonic() + timeout
+    while True:
+        description = client.describe_table(TableName=name)["Table"]
+        busy = description["TableStatus"] != "ACTIVE" or any(
+            g.get("IndexStatus", "ACTIVE") != "ACTIVE" for g in description.get("GlobalSecondaryIndexes", [])
+        )
+        if not busy or time.monotonic() > deadline:
+            return description
+        time.sleep(1.0)
+
+
+def _set_ttl(client: Any, table: Table, current: str | None) -> list[str]:
+    if table.ttl == current:
+        return []
+    if current is not None:
+        client.update_time_to_live(
+            TableName=table.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": current}
+        )
+    if table.ttl is not None:
+        client.update_time_to_live(
+            TableName=table.table_name, TimeToLiveSpecification={"Enabled": True, "AttributeName": table.ttl}
+        )
+    return [f"{table.table_name}: TTL on {table.ttl or 'off'}"]
+
+
+def _current_ttl(client: Any, name: str) -> str | None:
+    description = client.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+    return description.get("AttributeName") if description.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None
+
+
+def create_tables(client: Any, tables: list[Table], *, exist_ok: bool = True) -> list[str]:
+    """Create every table (and its TTL); returns what was done. Existing tables are left as they are
+    when ``exist_ok`` (use ``update_tables`` to bring them in line)."""
+    done: list[str] = []
+    for table in tables:
+        try:
+            client.create_table(**create_request(table))
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ResourceInUseException" and exist_ok:
+                done.append(f"{table.table_name}: exists")
+                continue
+            raise
+        _wait_active(client, table.table_name)
+        done.append(f"{table.table_name}: created")
+        done += _set_ttl(client, table, None)
+    return done
+
+
+def update_tables(client: Any, tables: list[Table], *, delete_indexes: bool = False) -> list[str]:
+    """Bring existing tables in line with the design: billing, table class, stream, new GSIs (one per
+    UpdateTable call, as DynamoDB requires), removed GSIs when ``delete_indexes``, and TTL. Missing
+    tables are created. LSIs cannot change after creation: a difference raises ``ValueError``."""
+    done: list[str] = []
+    for table in tables:
+        try:
+            current = _wait_active(client, table.table_name)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ResourceNotFoundException":
+                raise
+            done += create_tables(client, [table])
+            continue
+        done += _update_one(client, table, current, delete_indexes)
+        done += _set_ttl(client, table, _current_ttl(client, table.table_name))
+    return done
+
+
+def _update_one(client: Any, table: Table, current: dict, delete_indexes: bool) -> list[str]:
+    name, done = table.table_name, []
+    wanted = create_request(table)
+    lsis_now = sorted(i["IndexName"] for i in current.get("LocalSecondaryIndexes", []))
+    lsis_wanted = sorted(i.name for i in table.indexes.values() if i.kind == "local")
+    if lsis_now != lsis_wanted:
+        raise ValueError(
+            f"table {name}: local secondary indexes {lsis_now} cannot become {lsis_wanted} "
+            "(LSIs are fixed at CreateTable; create a new table and migrate)"
+        )
+    settings: dict[str, Any] = {}
+    mode_now = current.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
+    if mode_now != wanted["BillingMode"] or (
+        "ProvisionedThroughput" in wanted
+        and {k: current["ProvisionedThroughput"][k] for k in wanted["ProvisionedThroughput"]}
+        != wanted["ProvisionedThroughput"]
+    ):
+        settings["BillingMode"] = wanted["BillingMode"]
+        if "ProvisionedThroughput" in wanted:
+            settings["ProvisionedThroughput"] = wanted["ProvisionedThroughput"]
+    if current.get("TableClassSummary", {}).get("TableClass", "STANDARD") != table.table_class:
+        settings["TableClass"] = table.table_class
+    stream_now = current.get("StreamSpecification", {})
+    stream_type_now = stream_now.get("StreamViewType") if stream_now.get("StreamEnabled") else None
+    if stream_type_now != table.stream:
+        settings["StreamSpecification"] = (
+            {"StreamEnabled": True, "StreamViewType": table.stream} if table.stream else {"StreamEnabled": False}
+        )
+    if settings:
+        client.update_table(TableName=name, **settings)
+        _wait_active(client, name)
+        done.append(f"{name}: updated {', '.join(sorted(settings))}")
+    gsis_now = {g["IndexName"] for g in current.get("GlobalSecondaryIndexes", [])}
+    wanted_gsis = {i.name: i for i in table.indexes.values() if i.kind == "global"}
+    definitions = wanted["AttributeDefinitions"]
+    for index_name in sorted(set(wanted_gsis) - gsis_now):
+        create = index_request(wanted_gsis[index_name], table)
+        client.update_table(
+            TableName=name, AttributeDefinitions=definitions, GlobalSecondaryIndexUpdates=[{"Create": create}]
+        )
+        _wait_active(client, name)
+        done.append(f"{name}: created index {index_name}")
+    if delete_indexes:
+        for index_name in sorted(gsis_now - set(wanted_gsis)):
+            client.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index_name}}])
+            _wait_active(client, name)
+            done.append(f"{name}: deleted index {index_name}")
+    return done

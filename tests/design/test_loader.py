@@ -1,0 +1,187 @@
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+import yaml
+
+from tablewright.design import DesignError, load, loads
+
+
+def test_van_example_loads_and_validates_against_schema(van_yaml):
+    design = loads(van_yaml, "van.yaml")
+    table = design.tables["telemetry"]
+    assert table.table_name == "van-telemetry" and table.ttl == "ttl" and table.stream == "NEW_IMAGE"
+    assert table.indexes["MessageTypeIndex"].sort_key.type == "N"
+    assert design.volumes.entities["Message"].writes_per_second == pytest.approx(1 / 30)
+    assert design.volumes.patterns["device_status"].reads_per_second == pytest.approx(1 / 60)
+    schema = json.loads(resources.files("tablewright.design").joinpath("schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(yaml.safe_load(van_yaml))
+
+
+def test_load_from_path(tmp_path, van_yaml):
+    path = tmp_path / "van.yaml"
+    path.write_text(van_yaml)
+    assert load(path).name == "van-telemetry"
+
+
+BROKEN = """\
+version: 1
+tables:
+  main:
+    partition_key: {name: PK, type: S}
+    sort_key: {name: SK, type: S}
+    billing: {mode: provisioned, read: 5}
+    indexes:
+      GSI1: {partition_key: GSI1PK, sort_key: GSI1SK, projection: SOME}
+entities:
+  Task:
+    table: mian
+    attributes:
+      status: {type: string, enum: [BACKLOG, "off", off]}
+      dueUtc: {type: strng}
+    keys:
+      table: {pk: "USER#{userId}", sk: "TASK#{taskId"}
+patterns:
+  board:
+    returns: Task
+    served: {op: query, idx: GSI1}
+"""
+
+
+def _problems(text):
+    with pytest.raises(DesignError) as info:
+        loads(text, "broken.yaml")
+    return info.value.problems
+
+
+def test_every_shape_error_reported_at_once_with_lines():
+    problems = _problems(BROKEN)
+    by_line = {(p.line, p.message.split(" ")[0]) for p in problems}
+    messages = "\n".join(str(p) for p in problems)
+    assert any(p.line == 6 and "read" in p.message and "write" in p.message for p in problems), messages  # billing
+    assert any(p.line == 8 and "'SOME'" in p.message for p in problems), messages  # projection
+    assert any(p.line == 14 and "'strng'" in p.message and "string" in p.hint for p in problems), messages
+    assert any(p.line == 16 and "not closed" in p.message for p in problems), messages  # template syntax
+    assert any(p.line == 20 and "unknown key 'idx'" in p.message and "index" in p.hint for p in problems), messages
+    assert len(by_line) >= 5
+    assert all(p.file == "broken.yaml" for p in problems)
+    assert "broken.yaml:6:" in str(DesignError(problems))
+
+
+SEMANTIC = """\
+tables:
+  main:
+    partition_key: PK
+    sort_key: SK
+    indexes:
+      GSI1: {partition_key: GSI1PK, sort_key: GSI1SK}
+      LSI1: {kind: local, partition_key: OTHER, sort_key: LSK}
+entities:
+  Task:
+    table: main
+    attributes:
+      userId: string
+      taskId: string
+      status: {type: string, enum: [BACKLOG, TODO, "off", off]}
+      dueUtc: {type: string, format: rfc3339}
+      ttl: {type: number, computed: {ttl: {from: createdMs, retention: 30d}}}
+    keys:
+      table: {pk: "USER#{userId}", sk: "TASK#{taskId}"}
+      GSI1: {pk: "USER#{userId}#{dueUtc|year}", sk: "{dueUtc}", when: "status <> BACKLOG"}
+      GSI9: {pk: "X#{userId}"}
+  Note:
+    table: mian
+patterns:
+  board:
+    params: {userId: string}
+    returns: [Task, Ghost]
+    means: {where: "userId = :user"}
+    served: {op: query, index: GSI1}
+volumes:
+  entities: {Tsk: {items: 3}}
+"""
+
+
+def test_semantic_errors_with_lines_and_hints():
+    problems = _problems(SEMANTIC)
+    text = "\n".join(str(p) for p in problems)
+
+    def at(line, fragment):
+        return any(p.line == line and fragment in str(p) for p in problems)
+
+    assert at(7, "must use the table's partition key"), text
+    assert at(14, "contains a boolean") and at(14, "quote them"), text
+    assert at(16, "'createdMs' is not an attribute"), text
+    assert at(19, "unknown attribute 'BACKLOG'") and at(19, "quote string literals"), text
+    assert at(20, "no index 'GSI9'"), text
+    assert at(23, "unknown table 'mian'") and at(23, "did you mean 'main'"), text
+    assert at(26, "unknown entity 'Ghost'"), text
+    assert at(27, "parameter :user is not declared"), text
+    assert at(30, "unknown entity 'Tsk'") and at(30, "did you mean 'Task'"), text
+    assert problems == sorted(problems, key=lambda p: (p.file, p.line, p.column))
+
+
+def test_key_type_mismatch():
+    text = """\
+tables:
+  t: {partition_key: {name: id, type: S}, sort_key: {name: ts, type: N}}
+entities:
+  E:
+    table: t
+    attributes: {id: string, ts: {type: number, format: epoch_ms}}
+    keys:
+      table: {pk: "{id}", sk: "T#{ts}"}
+"""
+    [problem] = _problems(text)
+    assert problem.line == 8 and "type N" in problem.message and "composes type S" in problem.message
+
+
+def test_sparse_condition_on_natural_key_attribute_is_rejected():
+    text = """\
+tables:
+  t:
+    partition_key: thing_name
+    indexes: {ByType: {partition_key: message_type}}
+entities:
+  M:
+    table: t
+    attributes: {thing_name: string, message_type: string}
+    keys:
+      ByType: {pk: "{message_type}", when: "message_type <> 'telemetry'"}
+"""
+    [problem] = _problems(text)
+    assert problem.line == 10 and "stored on every item" in problem.message
+
+
+def test_yaml_syntax_and_duplicate_keys():
+    [problem] = _problems("tables:\n  t: [unclosed\n")
+    assert "YAML syntax" in problem.message and problem.line >= 2
+    dup = "tables:\n  t: {partition_key: PK}\n  t: {partition_key: PK}\n"
+    [problem] = _problems(dup)
+    assert problem.line == 3 and "duplicate key 't'" in problem.message
+
+
+def test_schema_ships_and_is_valid_2020_12():
+    from tablewright.design import schema
+
+    jsonschema.Draft202012Validator.check_schema(schema())
+    assert schema()["$schema"].endswith("2020-12/schema")
+
+
+def test_schema_rejects_what_the_loader_rejects():
+    validator = jsonschema.Draft202012Validator(json.loads(resources.files("tablewright.design").joinpath("schema.json").read_text()))
+    assert list(validator.iter_errors(yaml.safe_load(BROKEN)))
+
+
+def test_design_package_imports_no_engine_or_client():
+    import subprocess
+    import sys
+
+    # Compare with the modules loaded before the import: site hooks may preload boto3 in this environment.
+    code = (
+        "import sys; before = set(sys.modules); import tablewright.design; "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith(('boto', 'tablewright.engine'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
