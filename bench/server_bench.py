@@ -76,6 +76,8 @@ def prepare(url: str) -> None:
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
+    # dynalite creates tables asynchronously (CREATING, then ACTIVE) as DynamoDB does.
+    client.get_waiter("table_exists").wait(TableName="bench", WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
     for start in range(0, 1000, 25):
         client.batch_write_item(
             RequestItems={

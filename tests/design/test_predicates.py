@@ -46,7 +46,11 @@ def test_evaluate(text, expected):
 
 def test_params_and_datetime_vs_rfc3339_string():
     p = Predicate("userId = :userId AND startUtc BETWEEN :from AND :to")
-    params = {"userId": "u1", "from": datetime(2025, 12, 29, tzinfo=UTC), "to": datetime(2026, 1, 4, tzinfo=UTC)}
+    params = {
+        "userId": "u1",
+        "from": datetime(2025, 12, 29, tzinfo=UTC),
+        "to": datetime(2026, 1, 4, tzinfo=UTC),
+    }
     assert p.evaluate(ITEM, params)
     assert not p.evaluate(ITEM, {**params, "to": datetime(2025, 12, 30, tzinfo=UTC)})
     assert p.params == {"userId", "from", "to"}
@@ -62,7 +66,12 @@ def test_and_binds_tighter_than_or():
 
 @pytest.mark.parametrize(
     "text, fragment",
-    [("status = ", "expected an attribute"), ("status 'x'", "expected a comparison"), ("a = 1 b = 2", "missing AND/OR"), ("a = @", "unexpected")],
+    [
+        ("status = ", "expected an attribute"),
+        ("status 'x'", "expected a comparison"),
+        ("a = 1 b = 2", "missing AND/OR"),
+        ("a = @", "unexpected"),
+    ],
 )
 def test_syntax_errors(text, fragment):
     with pytest.raises(PredicateError, match=fragment):

@@ -79,7 +79,10 @@ def test_missing_field_is_sparse_and_prefix_stops_there():
 
 
 def test_bool_and_shard_filters():
-    assert KeyTemplate("NOTE#{isPinned|bool:1,0}#{updatedAt}").render({"isPinned": False, "updatedAt": "x"}) == "NOTE#0#x"
+    assert (
+        KeyTemplate("NOTE#{isPinned|bool:1,0}#{updatedAt}").render({"isPinned": False, "updatedAt": "x"})
+        == "NOTE#0#x"
+    )
     shard = KeyTemplate("{deviceId|shard:10}").render({"deviceId": "van-01"})
     assert isinstance(shard, int) and 0 <= shard < 10
     assert shard == KeyTemplate("{deviceId|shard:10}").render({"deviceId": "van-01"})

@@ -25,7 +25,12 @@ def test_uuid4_version_and_variant_bits(value, ok):
 
 @pytest.mark.parametrize(
     "value, ok",
-    [("AA:BB:CC:DD:EE:FF", True), ("aa:bb:cc:dd:ee:ff", False), ("AA-BB-CC-DD-EE-FF", False), ("AA:BB:CC:DD:EE", False)],
+    [
+        ("AA:BB:CC:DD:EE:FF", True),
+        ("aa:bb:cc:dd:ee:ff", False),
+        ("AA-BB-CC-DD-EE-FF", False),
+        ("AA:BB:CC:DD:EE", False),
+    ],
 )
 def test_mac(value, ok):
     assert (rules(Attribute("hw", format="mac"), value) == []) is ok
@@ -53,10 +58,14 @@ def test_epoch_bounds_and_unit_mixups():
     assert rule == "format" and "looks like milliseconds" in message
     assert "looks like seconds" in ms.validate(1704067800)[0][2]
     assert rules(ms, -1) == ["format"]
-    assert rules(Attribute("t", "number", format="epoch_s", min=0), 5) == []  # declared range replaces the default
+    assert (
+        rules(Attribute("t", "number", format="epoch_s", min=0), 5) == []
+    )  # declared range replaces the default
 
 
-@pytest.mark.parametrize("value, ok", [("America/New_York", True), ("UTC", True), ("EST", False), ("Mars/Olympus", False)])
+@pytest.mark.parametrize(
+    "value, ok", [("America/New_York", True), ("UTC", True), ("EST", False), ("Mars/Olympus", False)]
+)
 def test_iana_tz(value, ok):
     assert (rules(Attribute("tz", format="iana_tz"), value) == []) is ok
 
@@ -65,8 +74,13 @@ def test_enum_pattern_range_length_charset_prefix():
     assert rules(Attribute("s", enum=("ok", "error")), "bad") == ["enum"]
     assert rules(Attribute("n", "number", min=0, max=20), 21) == ["max"]
     assert rules(Attribute("b", max_length=3, charset="safe_ascii"), "ab:cd") == ["max_length", "charset"]
-    assert rules(Attribute("id", prefix="evt_", format="uuid4"), "evt_550e8400-e29b-41d4-a716-446655440000") == []
-    assert rules(Attribute("id", prefix="evt_", format="uuid4"), "task_550e8400-e29b-41d4-a716-446655440000") == ["prefix"]
+    assert (
+        rules(Attribute("id", prefix="evt_", format="uuid4"), "evt_550e8400-e29b-41d4-a716-446655440000")
+        == []
+    )
+    assert rules(
+        Attribute("id", prefix="evt_", format="uuid4"), "task_550e8400-e29b-41d4-a716-446655440000"
+    ) == ["prefix"]
     assert rules(Attribute("x", pattern="^v\\d+$"), "w1") == ["pattern"]
 
 
@@ -83,12 +97,17 @@ def test_nested_map_and_list_paths():
         "capabilities",
         "map",
         attributes={
-            "sensors": Attribute("sensors", "list", required=True, items=Attribute("s", enum=("bme280", "ds18b20"))),
+            "sensors": Attribute(
+                "sensors", "list", required=True, items=Attribute("s", enum=("bme280", "ds18b20"))
+            ),
             "features": Attribute("features", "map", values=Attribute("f", "boolean")),
         },
     )
     found = caps.validate({"sensors": ["bme280", "nope"], "features": {"tft_display": "yes"}})
-    assert [(p, r) for p, r, _ in found] == [("capabilities.sensors[1]", "enum"), ("capabilities.features.tft_display", "type")]
+    assert [(p, r) for p, r, _ in found] == [
+        ("capabilities.sensors[1]", "enum"),
+        ("capabilities.features.tft_display", "type"),
+    ]
     assert [r for _, r, _ in caps.validate({})] == ["required"]
 
 
@@ -96,9 +115,15 @@ def test_entity_validate_names_entity_attribute_rule():
     entity = Entity(
         "Device",
         "devices",
-        attributes={"hardware_id": Attribute("hardware_id", required=True, format="mac"), "name": Attribute("name")},
+        attributes={
+            "hardware_id": Attribute("hardware_id", required=True, format="mac"),
+            "name": Attribute("name"),
+        },
         additional_attributes=False,
     )
     found = entity.validate({"hardware_id": "zz", "extra": 1})
-    assert {(v.entity, v.attribute, v.rule) for v in found} == {("Device", "hardware_id", "format"), ("Device", "extra", "unknown")}
+    assert {(v.entity, v.attribute, v.rule) for v in found} == {
+        ("Device", "hardware_id", "format"),
+        ("Device", "extra", "unknown"),
+    }
     assert [v.rule for v in entity.validate({})] == ["required"]

@@ -131,6 +131,14 @@ ERRORS = [
         "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S",
     ),
     (
+        "SET n = absent + :s",
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S",
+    ),
+    (
+        "SET l = list_append(absent, :s)",
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: list_append, operand type: S",
+    ),
+    (
         "SET n = absent + :one",
         "The provided expression refers to an attribute that does not exist in the item",
     ),

@@ -143,7 +143,9 @@ def _computed(raw: object, path: Path, issues: Issues) -> Computed | None:
     spec = _dict(raw)
     if "ttl" in spec:
         ttl = _dict(spec["ttl"])
-        retention = _guard(issues, (*path, "ttl", "retention"), lambda: parse_duration(ttl.get("retention", 0)))
+        retention = _guard(
+            issues, (*path, "ttl", "retention"), lambda: parse_duration(ttl.get("retention", 0))
+        )
         return Computed("ttl", ttl.get("from"), ttl.get("unit"), retention or 0)
     if "template" in spec:
         template = _guard(issues, (*path, "template"), lambda: KeyTemplate(str(spec["template"])))
@@ -154,7 +156,9 @@ def _computed(raw: object, path: Path, issues: Issues) -> Computed | None:
 def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Path, issues: Issues) -> Entity:
     entity = Entity(name=name, table=str(raw.get("table", "")), description=raw.get("description"))
     for attr_name, attr_raw in _dict(raw.get("attributes")).items():
-        entity.attributes[attr_name] = attribute(attr_name, attr_raw, (*path, "attributes", attr_name), issues)
+        entity.attributes[attr_name] = attribute(
+            attr_name, attr_raw, (*path, "attributes", attr_name), issues
+        )
     kind = raw.get("entity_type")
     if isinstance(kind, dict):
         entity.entity_type, entity.entity_type_attribute = kind.get("value"), kind.get("attribute")
@@ -166,15 +170,26 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         spec = _dict(spec)
         where = (*path, "keys", key_name)
         pk = _guard(issues, (*where, "pk"), lambda s=spec: KeyTemplate(str(s.get("pk", "")), units))
-        sk = _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units)) if "sk" in spec else None
+        sk = (
+            _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units))
+            if "sk" in spec
+            else None
+        )
         when = (
-            _guard(issues, (*where, "when"), lambda s=spec: Predicate(str(s["when"])), "quote string literals: 'BACKLOG'")
+            _guard(
+                issues,
+                (*where, "when"),
+                lambda s=spec: Predicate(str(s["when"])),
+                "quote string literals: 'BACKLOG'",
+            )
             if "when" in spec
             else None
         )
         if pk is not None:
             entity.keys[key_name] = EntityKey(pk, sk, when, None if key_name == "table" else key_name)
-    entity.unique = tuple(tuple(str(a) for a in group) for group in raw.get("unique", ()) if isinstance(group, list))
+    entity.unique = tuple(
+        tuple(str(a) for a in group) for group in raw.get("unique", ()) if isinstance(group, list)
+    )
     entity.version_attribute = raw.get("version")
     entity.idempotency_key = raw.get("idempotency_key")
     entity.additional_attributes = bool(raw.get("additional_attributes", True))
@@ -182,7 +197,9 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
 
 
 def _pattern(name: str, raw: dict[str, Any], path: Path, issues: Issues) -> AccessPattern:
-    params = {p: attribute(p, spec, (*path, "params", p), issues) for p, spec in _dict(raw.get("params")).items()}
+    params = {
+        p: attribute(p, spec, (*path, "params", p), issues) for p, spec in _dict(raw.get("params")).items()
+    }
     returns = raw.get("returns", ())
     returns = (returns,) if isinstance(returns, str) else tuple(str(r) for r in returns)
     means_raw = _dict(raw.get("means"))
@@ -193,7 +210,9 @@ def _pattern(name: str, raw: dict[str, Any], path: Path, issues: Issues) -> Acce
         limit=means_raw.get("limit"),
     )
     served_raw = _dict(raw.get("served"))
-    return AccessPattern(name, params, returns, means, _served(served_raw, (*path, "served"), issues), raw.get("description"))
+    return AccessPattern(
+        name, params, returns, means, _served(served_raw, (*path, "served"), issues), raw.get("description")
+    )
 
 
 def _order(raw: object) -> Order | None:
@@ -228,7 +247,10 @@ def _served(raw: dict[str, Any], path: Path, issues: Issues) -> Served:
     buckets = _dict(raw.get("buckets"))
     if buckets:
         served.buckets = Buckets(
-            str(buckets.get("attribute", "")), str(buckets.get("from", "")), str(buckets.get("to", "")), buckets.get("step")
+            str(buckets.get("attribute", "")),
+            str(buckets.get("from", "")),
+            str(buckets.get("to", "")),
+            buckets.get("step"),
         )
     return served
 
@@ -263,12 +285,19 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
             if "item_size" in spec
             else None,
             growth_per_month=int(spec.get("growth_per_month", 0)),
-            writes_per_second=_guard(issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))) or 0.0,
+            writes_per_second=_guard(
+                issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
+            )
+            or 0.0,
         )
     for name, spec in _dict(raw.get("patterns")).items():
         spec, where = _dict(spec), ("volumes", "patterns", name)
         volumes.patterns[name] = PatternVolume(
-            reads_per_second=_guard(issues, (*where, "reads"), lambda s=spec: parse_rate(s.get("reads", 0))) or 0.0,
-            writes_per_second=_guard(issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))) or 0.0,
+            reads_per_second=_guard(issues, (*where, "reads"), lambda s=spec: parse_rate(s.get("reads", 0)))
+            or 0.0,
+            writes_per_second=_guard(
+                issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
+            )
+            or 0.0,
         )
     return volumes

@@ -23,9 +23,13 @@ def _check_tables(design: Design, issues: Issues) -> None:
         gsis = [i for i in table.indexes.values() if i.kind == "global"]
         lsis = [i for i in table.indexes.values() if i.kind == "local"]
         if len(gsis) > MAX_GSI:
-            issues.add(("tables", name, "indexes"), f"table {name} has {len(gsis)} GSIs; DynamoDB allows {MAX_GSI}")
+            issues.add(
+                ("tables", name, "indexes"), f"table {name} has {len(gsis)} GSIs; DynamoDB allows {MAX_GSI}"
+            )
         if len(lsis) > MAX_LSI:
-            issues.add(("tables", name, "indexes"), f"table {name} has {len(lsis)} LSIs; DynamoDB allows {MAX_LSI}")
+            issues.add(
+                ("tables", name, "indexes"), f"table {name} has {len(lsis)} LSIs; DynamoDB allows {MAX_LSI}"
+            )
         for index in lsis:
             if index.partition_key.name != table.partition_key.name:
                 issues.add(
@@ -34,16 +38,34 @@ def _check_tables(design: Design, issues: Issues) -> None:
                     "make it a global index, or use the table's partition key",
                 )
             if index.sort_key is None:
-                issues.add(("tables", name, "indexes", index.name), f"local index {index.name} needs a sort_key")
+                issues.add(
+                    ("tables", name, "indexes", index.name), f"local index {index.name} needs a sort_key"
+                )
         included = sum(len(i.projection.attributes) for i in table.indexes.values())
         if included > MAX_INCLUDE:
-            issues.add(("tables", name, "indexes"), f"{included} INCLUDE attributes across indexes; DynamoDB allows {MAX_INCLUDE}")
-        if table.billing.mode == "provisioned" and (table.billing.read is None or table.billing.write is None):
-            issues.add(("tables", name, "billing"), "provisioned billing needs read and write units", "add read: N and write: N")
+            issues.add(
+                ("tables", name, "indexes"),
+                f"{included} INCLUDE attributes across indexes; DynamoDB allows {MAX_INCLUDE}",
+            )
+        if table.billing.mode == "provisioned" and (
+            table.billing.read is None or table.billing.write is None
+        ):
+            issues.add(
+                ("tables", name, "billing"),
+                "provisioned billing needs read and write units",
+                "add read: N and write: N",
+            )
         types = {}
-        for key in (table.partition_key, table.sort_key, *(k for i in table.indexes.values() for k in (i.partition_key, i.sort_key))):
+        for key in (
+            table.partition_key,
+            table.sort_key,
+            *(k for i in table.indexes.values() for k in (i.partition_key, i.sort_key)),
+        ):
             if key is not None and types.setdefault(key.name, key.type) != key.type:
-                issues.add(("tables", name), f"key attribute {key.name} is declared both {types[key.name]} and {key.type}")
+                issues.add(
+                    ("tables", name),
+                    f"key attribute {key.name} is declared both {types[key.name]} and {key.type}",
+                )
 
 
 def _check_entities(design: Design, issues: Issues) -> None:
@@ -51,58 +73,116 @@ def _check_entities(design: Design, issues: Issues) -> None:
         base = ("entities", name)
         table = design.tables.get(entity.table)
         if table is None:
-            issues.add((*base, "table"), f"entity {name} uses unknown table {entity.table!r}", suggest(entity.table, design.tables))
+            issues.add(
+                (*base, "table"),
+                f"entity {name} uses unknown table {entity.table!r}",
+                suggest(entity.table, design.tables),
+            )
             continue
         if "table" not in entity.keys:
-            issues.add((*base, "keys"), f"entity {name} has no table key", f"add keys: {{table: {{pk: ..., sk: ...}}}} for {table.partition_key.name}")
+            issues.add(
+                (*base, "keys"),
+                f"entity {name} has no table key",
+                f"add keys: {{table: {{pk: ..., sk: ...}}}} for {table.partition_key.name}",
+            )
         for key_name, entry in entity.keys.items():
             where = (*base, "keys", key_name)
             if key_name != "table" and key_name not in table.indexes:
-                issues.add(where, f"table {entity.table} has no index {key_name!r}", suggest(key_name, [*table.indexes, "table"]), on_key=True)
+                issues.add(
+                    where,
+                    f"table {entity.table} has no index {key_name!r}",
+                    suggest(key_name, [*table.indexes, "table"]),
+                    on_key=True,
+                )
                 continue
             _check_key(design, entity, key_name, entry, where, issues)
         for attr_name, attr in entity.attributes.items():
             _check_attribute(entity, attr_name, attr, (*base, "attributes", attr_name), issues)
         if table.ttl and table.ttl in entity.attributes and entity.attributes[table.ttl].type != "number":
-            issues.add((*base, "attributes", table.ttl), f"TTL attribute {table.ttl} must be a number (epoch seconds)")
+            issues.add(
+                (*base, "attributes", table.ttl),
+                f"TTL attribute {table.ttl} must be a number (epoch seconds)",
+            )
         for group_index, group in enumerate(entity.unique):
             for attr_name in group:
                 if attr_name not in entity.attributes:
-                    issues.add((*base, "unique", group_index), f"unique constraint names unknown attribute {attr_name!r}", suggest(attr_name, entity.attributes))
-        for label, attr_name in (("version", entity.version_attribute), ("idempotency_key", entity.idempotency_key)):
+                    issues.add(
+                        (*base, "unique", group_index),
+                        f"unique constraint names unknown attribute {attr_name!r}",
+                        suggest(attr_name, entity.attributes),
+                    )
+        for label, attr_name in (
+            ("version", entity.version_attribute),
+            ("idempotency_key", entity.idempotency_key),
+        ):
             if attr_name and attr_name not in entity.attributes:
-                issues.add((*base, label), f"{label} names unknown attribute {attr_name!r}", suggest(attr_name, entity.attributes))
-        if entity.version_attribute in entity.attributes and entity.attributes[entity.version_attribute].type != "number":
+                issues.add(
+                    (*base, label),
+                    f"{label} names unknown attribute {attr_name!r}",
+                    suggest(attr_name, entity.attributes),
+                )
+        if (
+            entity.version_attribute in entity.attributes
+            and entity.attributes[entity.version_attribute].type != "number"
+        ):
             issues.add((*base, "version"), f"version attribute {entity.version_attribute} must be a number")
 
 
-def _check_key(design: Design, entity: Entity, key_name: str, entry: EntityKey, where: tuple, issues: Issues) -> None:
+def _check_key(
+    design: Design, entity: Entity, key_name: str, entry: EntityKey, where: tuple, issues: Issues
+) -> None:
     table = design.tables[entity.table]
     pk_attr, sk_attr = table.key_schema(key_name)
-    known = set(entity.attributes) | ({entity.entity_type_attribute} if entity.entity_type_attribute else set())
+    known = set(entity.attributes) | (
+        {entity.entity_type_attribute} if entity.entity_type_attribute else set()
+    )
     for role, template, key_attr in (("pk", entry.pk, pk_attr), ("sk", entry.sk, sk_attr)):
         if template is None:
             if role == "sk" and key_attr is not None:
-                issues.add(where, f"{key_name} has sort key {key_attr.name} but entity {entity.name} gives no sk template", "add sk: ...")
+                issues.add(
+                    where,
+                    f"{key_name} has sort key {key_attr.name} but entity {entity.name} gives no sk template",
+                    "add sk: ...",
+                )
             continue
         if key_attr is None:
             issues.add((*where, role), f"{key_name} has no sort key, but an sk template is given")
             continue
         for field in template.fields:
             if field not in known:
-                issues.add((*where, role), f"template {template.source!r} uses unknown attribute {field!r}", suggest(field, known))
+                issues.add(
+                    (*where, role),
+                    f"template {template.source!r} uses unknown attribute {field!r}",
+                    suggest(field, known),
+                )
         _check_key_type(entity, template, key_attr.type, key_attr.name, (*where, role), issues)
     if entry.when is not None:
         for attr_name in entry.when.attributes - known:
-            issues.add((*where, "when"), f"condition uses unknown attribute {attr_name!r}", f"quote string literals ('{attr_name}'), or {suggest(attr_name, known)}")
-        natural = [t.fields[0] for t in (entry.pk, entry.sk) if t is not None and t.is_bare_field and t.fields[0] in (pk_attr.name, sk_attr.name if sk_attr else None)]
+            issues.add(
+                (*where, "when"),
+                f"condition uses unknown attribute {attr_name!r}",
+                f"quote string literals ('{attr_name}'), or {suggest(attr_name, known)}",
+            )
+        natural = [
+            t.fields[0]
+            for t in (entry.pk, entry.sk)
+            if t is not None
+            and t.is_bare_field
+            and t.fields[0] in (pk_attr.name, sk_attr.name if sk_attr else None)
+        ]
         if natural and key_name != "table":
-            issues.add((*where, "when"), f"when cannot keep items out of {key_name}: its key attribute {natural[0]} is stored on every item", "compose the index key into its own attribute (e.g. GSI1PK) so it can be left out")
+            issues.add(
+                (*where, "when"),
+                f"when cannot keep items out of {key_name}: its key attribute {natural[0]} is stored on every item",
+                "compose the index key into its own attribute (e.g. GSI1PK) so it can be left out",
+            )
     if key_name == "table" and entry.when is not None:
         issues.add((*where, "when"), "the table key cannot be conditional: every item has one")
 
 
-def _check_key_type(entity: Entity, template: KeyTemplate, key_type: str, key_name: str, where: tuple, issues: Issues) -> None:
+def _check_key_type(
+    entity: Entity, template: KeyTemplate, key_type: str, key_name: str, where: tuple, issues: Issues
+) -> None:
     if template.is_bare_field:
         field = template.field_parts[0]
         attr = entity.attributes.get(field.name)
@@ -110,11 +190,19 @@ def _check_key_type(entity: Entity, template: KeyTemplate, key_type: str, key_na
             numeric = field.filters and field.filters[-1].name in _NUMERIC_FILTERS and not field.spec
         else:
             numeric = attr is not None and attr.type == "number"
-        produced = "N" if numeric else ("B" if attr is not None and attr.type == "binary" and not field.filters else "S")
+        produced = (
+            "N"
+            if numeric
+            else ("B" if attr is not None and attr.type == "binary" and not field.filters else "S")
+        )
     else:
         produced = "S"
     if produced != key_type:
-        issues.add(where, f"key {key_name} is type {key_type} but template {template.source!r} composes type {produced}", "match the key type, or format the value into a string template")
+        issues.add(
+            where,
+            f"key {key_name} is type {key_type} but template {template.source!r} composes type {produced}",
+            "match the key type, or format the value into a string template",
+        )
 
 
 def _check_attribute(entity: Entity, name: str, attr, where: tuple, issues: Issues) -> None:
@@ -123,7 +211,11 @@ def _check_attribute(entity: Entity, name: str, attr, where: tuple, issues: Issu
     if attr.format in _STRING_FORMATS and attr.type != "string":
         issues.add((*where, "format"), f"format {attr.format} needs type string, not {attr.type}")
     if attr.enum and attr.type == "string" and any(isinstance(v, bool) for v in attr.enum):
-        issues.add((*where, "enum"), f"enum of string attribute {name} contains a boolean", "YAML reads unquoted on/off/yes/no/true/false as booleans; quote them")
+        issues.add(
+            (*where, "enum"),
+            f"enum of string attribute {name} contains a boolean",
+            "YAML reads unquoted on/off/yes/no/true/false as booleans; quote them",
+        )
     comp = attr.computed
     if comp is None:
         return
@@ -132,13 +224,25 @@ def _check_attribute(entity: Entity, name: str, attr, where: tuple, issues: Issu
             issues.add((*where, "type"), f"TTL attribute {name} must be type number (epoch seconds)")
         source = entity.attributes.get(comp.source or "")
         if comp.source and source is None:
-            issues.add((*where, "computed", "ttl", "from"), f"TTL source {comp.source!r} is not an attribute", suggest(comp.source, entity.attributes))
+            issues.add(
+                (*where, "computed", "ttl", "from"),
+                f"TTL source {comp.source!r} is not an attribute",
+                suggest(comp.source, entity.attributes),
+            )
         elif source is not None and not comp.unit and source.format not in TIMESTAMP_FORMATS:
-            issues.add((*where, "computed", "ttl"), f"the unit of TTL source {comp.source} is unknown", "add unit: ms | s | rfc3339, or give the source a format")
+            issues.add(
+                (*where, "computed", "ttl"),
+                f"the unit of TTL source {comp.source} is unknown",
+                "add unit: ms | s | rfc3339, or give the source a format",
+            )
     if comp.kind == "template" and comp.template is not None:
         for field in comp.template.fields:
             if field not in entity.attributes:
-                issues.add((*where, "computed", "template"), f"template uses unknown attribute {field!r}", suggest(field, entity.attributes))
+                issues.add(
+                    (*where, "computed", "template"),
+                    f"template uses unknown attribute {field!r}",
+                    suggest(field, entity.attributes),
+                )
 
 
 def _check_patterns(design: Design, issues: Issues) -> None:
@@ -147,44 +251,87 @@ def _check_patterns(design: Design, issues: Issues) -> None:
         served = pattern.served
         for returned in pattern.returns:
             if returned not in design.entities:
-                issues.add((*base, "returns"), f"pattern returns unknown entity {returned!r}", suggest(returned, design.entities))
+                issues.add(
+                    (*base, "returns"),
+                    f"pattern returns unknown entity {returned!r}",
+                    suggest(returned, design.entities),
+                )
         via = served.via or (pattern.returns[0] if pattern.returns else None)
         entity = design.entities.get(via or "")
         declared = set(pattern.params)
         for label, predicate in (("means", pattern.means.where), ("served", served.filter)):
             if predicate is not None:
                 for param in predicate.params - declared:
-                    issues.add((*base, label, "where" if label == "means" else "filter"), f"parameter :{param} is not declared", "add it under params:")
+                    issues.add(
+                        (*base, label, "where" if label == "means" else "filter"),
+                        f"parameter :{param} is not declared",
+                        "add it under params:",
+                    )
         if entity is None or served.op not in ("get", "query"):
             continue
         table = design.tables.get(entity.table)
         if served.index and table is not None and served.index not in table.indexes:
-            issues.add((*base, "served", "index"), f"table {entity.table} has no index {served.index!r}", suggest(served.index, table.indexes))
+            issues.add(
+                (*base, "served", "index"),
+                f"table {entity.table} has no index {served.index!r}",
+                suggest(served.index, table.indexes),
+            )
             continue
         entry = served.entity_key
         if entry is None:
-            issues.add((*base, "served"), f"entity {entity.name} has no key on {served.index or 'the table'}", "add it under the entity's keys:")
+            issues.add(
+                (*base, "served"),
+                f"entity {entity.name} has no key on {served.index or 'the table'}",
+                "add it under the entity's keys:",
+            )
             continue
         bound = {k for k, v in served.partition.items() if k != "*"}
         for field in entry.pk.fields:
-            if field not in bound and field not in declared and not (len(entry.pk.fields) == 1 and "*" in served.partition):
-                issues.add((*base, "served"), f"partition key field {field!r} of {entry.pk.source!r} is neither bound nor a param", f"add {field} to params or bind it under partition:")
+            if (
+                field not in bound
+                and field not in declared
+                and not (len(entry.pk.fields) == 1 and "*" in served.partition)
+            ):
+                issues.add(
+                    (*base, "served"),
+                    f"partition key field {field!r} of {entry.pk.source!r} is neither bound nor a param",
+                    f"add {field} to params or bind it under partition:",
+                )
         refs = [v for v in served.partition.values() if isinstance(v, str) and v.startswith(":")]
-        refs += [v for cond in ([served.sort] if served.sort else []) for b in cond.bounds for v in b.values() if isinstance(v, str) and v.startswith(":")]
+        refs += [
+            v
+            for cond in ([served.sort] if served.sort else [])
+            for b in cond.bounds
+            for v in b.values()
+            if isinstance(v, str) and v.startswith(":")
+        ]
         for ref in refs:
             if ref[1:] not in declared:
                 issues.add((*base, "served"), f"parameter {ref} is not declared", "add it under params:")
         if served.buckets and served.buckets.attribute not in entry.pk.fields:
-            issues.add((*base, "served", "buckets", "attribute"), f"bucket attribute {served.buckets.attribute!r} is not in the partition template {entry.pk.source!r}")
+            issues.add(
+                (*base, "served", "buckets", "attribute"),
+                f"bucket attribute {served.buckets.attribute!r} is not in the partition template {entry.pk.source!r}",
+            )
 
 
 def _check_volumes(design: Design, issues: Issues) -> None:
     for name in design.volumes.entities:
         if name not in design.entities:
-            issues.add(("volumes", "entities", name), f"volume for unknown entity {name!r}", suggest(name, design.entities), on_key=True)
+            issues.add(
+                ("volumes", "entities", name),
+                f"volume for unknown entity {name!r}",
+                suggest(name, design.entities),
+                on_key=True,
+            )
     for name in design.volumes.patterns:
         if name not in design.patterns:
-            issues.add(("volumes", "patterns", name), f"volume for unknown pattern {name!r}", suggest(name, design.patterns), on_key=True)
+            issues.add(
+                ("volumes", "patterns", name),
+                f"volume for unknown pattern {name!r}",
+                suggest(name, design.patterns),
+                on_key=True,
+            )
 
 
 CHECKS: dict[str, Callable[[Design, Issues], None]] = {

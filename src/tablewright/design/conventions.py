@@ -38,30 +38,52 @@ def _attribute_case(design: Design) -> Iterator[Finding]:
     for ename, entity in design.entities.items():
         for name in entity.attributes:
             if name not in exempt and not CASES[case].match(name):
-                yield ("entities", ename, "attributes", name), f"attribute {name} of {ename} is not {case}", f"rename it in {case}"
+                yield (
+                    ("entities", ename, "attributes", name),
+                    f"attribute {name} of {ename} is not {case}",
+                    f"rename it in {case}",
+                )
 
 
 def _entity_type_case(design: Design) -> Iterator[Finding]:
     case = design.conventions.entity_type_case
     for ename, entity in design.entities.items():
         if case in CASES and entity.entity_type is not None and not CASES[case].match(entity.entity_type):
-            yield ("entities", ename, "entity_type"), f"entity type {entity.entity_type!r} of {ename} is not {case}", f"write {entity.entity_type.upper() if case == 'UPPERCASE' else entity.entity_type.lower()!r}"
+            yield (
+                ("entities", ename, "entity_type"),
+                f"entity type {entity.entity_type!r} of {ename} is not {case}",
+                f"write {entity.entity_type.upper() if case == 'UPPERCASE' else entity.entity_type.lower()!r}",
+            )
 
 
 def _generic_key_names(design: Design) -> Iterator[Finding]:
     if design.conventions.key_names != "generic":
         return
     for tname, table in design.tables.items():
-        for role, key, want in (("partition_key", table.partition_key, "PK"), ("sort_key", table.sort_key, "SK")):
+        for role, key, want in (
+            ("partition_key", table.partition_key, "PK"),
+            ("sort_key", table.sort_key, "SK"),
+        ):
             if key is not None and key.name != want:
-                yield ("tables", tname, role), f"table key {key.name} of {tname} is not named {want}", f"name it {want}"
+                yield (
+                    ("tables", tname, role),
+                    f"table key {key.name} of {tname} is not named {want}",
+                    f"name it {want}",
+                )
         for iname, index in table.indexes.items():
-            for role, key, suffix in (("partition_key", index.partition_key, "PK"), ("sort_key", index.sort_key, "SK")):
+            for role, key, suffix in (
+                ("partition_key", index.partition_key, "PK"),
+                ("sort_key", index.sort_key, "SK"),
+            ):
                 if key is None or (index.kind == "local" and role == "partition_key"):
                     continue
                 match = _GENERIC_INDEX_KEY.match(key.name)
                 if not match or match.group(3) != suffix:
-                    yield ("tables", tname, "indexes", iname, role), f"index key {key.name} of {iname} is not named GSI<N>{suffix}", f"name it like GSI1{suffix}"
+                    yield (
+                        ("tables", tname, "indexes", iname, role),
+                        f"index key {key.name} of {iname} is not named GSI<N>{suffix}",
+                        f"name it like GSI1{suffix}",
+                    )
 
 
 def _id_prefix(design: Design) -> Iterator[Finding]:
@@ -69,7 +91,11 @@ def _id_prefix(design: Design) -> Iterator[Finding]:
         return
     for ename, entity in design.entities.items():
         if not any(a.prefix for a in entity.attributes.values()):
-            yield ("entities", ename, "attributes"), f"entity {ename} has no prefixed identifier", "declare its id attribute with prefix: (e.g. prefix: evt_, format: uuid4)"
+            yield (
+                ("entities", ename, "attributes"),
+                f"entity {ename} has no prefixed identifier",
+                "declare its id attribute with prefix: (e.g. prefix: evt_, format: uuid4)",
+            )
 
 
 def _required_attributes(design: Design) -> Iterator[Finding]:
@@ -77,14 +103,22 @@ def _required_attributes(design: Design) -> Iterator[Finding]:
         present = set(entity.attributes) | {entity.entity_type_attribute} | _key_names(design)
         for name in design.conventions.required_attributes:
             if name not in present:
-                yield ("entities", ename, "attributes"), f"entity {ename} lacks required attribute {name}", f"declare {name} under attributes:"
+                yield (
+                    ("entities", ename, "attributes"),
+                    f"entity {ename} lacks required attribute {name}",
+                    f"declare {name} under attributes:",
+                )
 
 
 def _version_on_update(design: Design) -> Iterator[Finding]:
     if design.conventions.requires_version_check:
         for ename, entity in design.entities.items():
             if not entity.version_attribute:
-                yield ("entities", ename), f"entity {ename} declares no version attribute but updates must check one", "add version: version (a number attribute)"
+                yield (
+                    ("entities", ename),
+                    f"entity {ename} declares no version attribute but updates must check one",
+                    "add version: version (a number attribute)",
+                )
 
 
 def _timestamps(design: Design) -> Iterator[Finding]:
@@ -93,9 +127,15 @@ def _timestamps(design: Design) -> Iterator[Finding]:
         return
     for ename, entity in design.entities.items():
         for name, attr in entity.attributes.items():
-            stamps = attr.format in TIMESTAMP_FORMATS or (attr.computed and attr.computed.kind in ("created_at", "updated_at"))
+            stamps = attr.format in TIMESTAMP_FORMATS or (
+                attr.computed and attr.computed.kind in ("created_at", "updated_at")
+            )
             if stamps and attr.format != wanted:
-                yield ("entities", ename, "attributes", name), f"timestamp {name} of {ename} is {attr.format or 'unformatted'}, not {wanted}", f"declare format: {wanted}"
+                yield (
+                    ("entities", ename, "attributes", name),
+                    f"timestamp {name} of {ename} is {attr.format or 'unformatted'}, not {wanted}",
+                    f"declare format: {wanted}",
+                )
 
 
 RULES: dict[str, Callable[[Design], Iterator[Finding]]] = {
@@ -114,4 +154,10 @@ def check_conventions(design: Design, issues: Issues) -> None:
     for rule, check in RULES.items():
         severity = design.conventions.severity_of(rule)
         for path, message, hint in check(design):
-            issues.add(path, f"convention {rule}: {message}", hint, severity=severity, on_key=path[-1] != "attributes" and len(path) == 4)
+            issues.add(
+                path,
+                f"convention {rule}: {message}",
+                hint,
+                severity=severity,
+                on_key=path[-1] != "attributes" and len(path) == 4,
+            )

@@ -25,7 +25,13 @@ ATTRIBUTE_TYPES = (
 )
 # Where a timestamp attribute's format says how it is stored, the template/TTL unit follows it.
 TIMESTAMP_FORMATS = ("rfc3339", "epoch_ms", "epoch_s")
-_TTL_UNITS = {"ms": "epoch_ms", "s": "epoch_s", "rfc3339": "rfc3339", "epoch_ms": "epoch_ms", "epoch_s": "epoch_s"}
+_TTL_UNITS = {
+    "ms": "epoch_ms",
+    "s": "epoch_s",
+    "rfc3339": "rfc3339",
+    "epoch_ms": "epoch_ms",
+    "epoch_s": "epoch_s",
+}
 
 
 @dataclass
@@ -143,7 +149,9 @@ class Entity:
         for name, attr in self.attributes.items():
             if name not in values or (values[name] is None and not attr.nullable):
                 if attr.required and attr.computed is None and attr.default is None:
-                    violations.append(Violation(self.name, name, "required", f"{name} is required but missing"))
+                    violations.append(
+                        Violation(self.name, name, "required", f"{name} is required but missing")
+                    )
                 continue
             for path, rule, message in attr.validate(values[name]):
                 violations.append(Violation(self.name, path, rule, message))
@@ -158,7 +166,11 @@ class Entity:
         if table_key is not None:
             for template in (table_key.pk, table_key.sk):
                 for fld in template.fields if template else ():
-                    if values.get(fld) is None and fld in self.attributes and not self.attributes[fld].computed:
+                    if (
+                        values.get(fld) is None
+                        and fld in self.attributes
+                        and not self.attributes[fld].computed
+                    ):
                         violations.append(
                             Violation(self.name, fld, "key", f"{fld} is needed to compose the table key")
                         )

@@ -24,7 +24,9 @@ class Issues:
 
     items: list[Issue] = field(default_factory=list)
 
-    def add(self, path: Path, message: str, hint: str = "", *, severity: str = "error", on_key: bool = False) -> None:
+    def add(
+        self, path: Path, message: str, hint: str = "", *, severity: str = "error", on_key: bool = False
+    ) -> None:
         """Record one issue."""
         self.items.append(Issue(tuple(path), message, hint, severity, on_key))
 

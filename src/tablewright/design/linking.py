@@ -32,7 +32,11 @@ def link_design(design: Design) -> None:
         targets.update({n: (i.partition_key, i.sort_key) for n, i in table.indexes.items()})
         for name, (pk, sk) in targets.items():
             entry = entity.keys.get(name)
-            if entry is None and pk.name in entity.attributes and (sk is None or sk.name in entity.attributes):
+            if (
+                entry is None
+                and pk.name in entity.attributes
+                and (sk is None or sk.name in entity.attributes)
+            ):
                 # A key attribute that is itself an entity attribute needs no template: {name}.
                 entry = EntityKey(
                     KeyTemplate(f"{{{pk.name}}}", units),

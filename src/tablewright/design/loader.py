@@ -42,9 +42,11 @@ def loads(text: str, file: str = "<design>") -> Design:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise DesignError([Problem(file, line, column, f"YAML syntax: {exc.problem or exc}", "fix the YAML syntax")]) from None
+        raise DesignError(
+            [Problem(file, line, column, f"YAML syntax: {exc.problem or exc}", "fix the YAML syntax")]
+        ) from None
     issues = Issues()
-    for path, line, column in source.duplicates:
+    for path, _line, _column in source.duplicates:
         issues.add(path, f"duplicate key {path[-1]!r}", "YAML keeps only the last one; remove or rename one")
     if not isinstance(source.data, dict):
         raise DesignError([Problem(file, 1, 1, "a design file must be a mapping", "start with tables:")])
@@ -124,7 +126,12 @@ def _explain(error: Any) -> tuple[str, str]:
         return f"{where}: {error.message}", "add the missing key"
     if keyword in ("enum", "const"):
         options = error.validator_value if keyword == "enum" else [error.validator_value]
-        return f"{error.instance!r} is not allowed at {where}", suggest(error.instance, [o for o in options if o is not None])
+        return f"{error.instance!r} is not allowed at {where}", suggest(
+            error.instance, [o for o in options if o is not None]
+        )
     if keyword in ("oneOf", "anyOf"):
-        return f"{error.instance!r} does not have a valid form at {where}", "see docs/design-file.md for the forms this key takes"
+        return (
+            f"{error.instance!r} does not have a valid form at {where}",
+            "see docs/design-file.md for the forms this key takes",
+        )
     return f"{where}: {error.message}", ""

@@ -110,7 +110,10 @@ class Table:
     def key_attributes(self) -> dict[str, str]:
         """Every key attribute of the table and its indexes -> type (AttributeDefinitions)."""
         defs = {self.partition_key.name: self.partition_key.type}
-        for key in (self.sort_key, *(k for i in self.indexes.values() for k in (i.partition_key, i.sort_key))):
+        for key in (
+            self.sort_key,
+            *(k for i in self.indexes.values() for k in (i.partition_key, i.sort_key)),
+        ):
             if key is not None:
                 defs[key.name] = key.type
         return defs

@@ -112,7 +112,9 @@ class AccessPattern:
         pk = entry.pk.render(values)
         if pk is None:
             missing = [f for f in entry.pk.fields if values.get(f) is None]
-            raise ValueError(f"pattern {self.name!r}: partition key needs {', '.join(missing)} (not in params)")
+            raise ValueError(
+                f"pattern {self.name!r}: partition key needs {', '.join(missing)} (not in params)"
+            )
         condition = KeyCondition(self.served.index, entry.partition_name, pk)
         if entry.sort_name is None or entry.sk is None:
             return condition
@@ -139,7 +141,9 @@ class AccessPattern:
         unit = {n: a.format for n, a in self.params.items() if a.format}
         start = to_datetime(params[start_name], unit.get(start_name))
         end = to_datetime(params[end_name], unit.get(end_name))
-        step = spec.step or (self.served.entity_key.pk.bucket_step(spec.attribute) if self.served.entity_key else None)
+        step = spec.step or (
+            self.served.entity_key.pk.bucket_step(spec.attribute) if self.served.entity_key else None
+        )
         if step not in _STEPS:
             raise ValueError(f"pattern {self.name!r}: bucket step {step!r} is not one of {sorted(_STEPS)}")
         result: list[dict[str, object]] = []
@@ -170,7 +174,9 @@ def _bind(template: KeyTemplate, bindings: Binding, params: Mapping[str, object]
     return values
 
 
-def _bound(template: KeyTemplate, op: str, position: int, binding: Binding, params: Mapping[str, object]) -> KeyValue:
+def _bound(
+    template: KeyTemplate, op: str, position: int, binding: Binding, params: Mapping[str, object]
+) -> KeyValue:
     values = _bind(template, binding, params)
     full = template.render(values)
     if full is not None:

@@ -204,7 +204,9 @@ class _Parser:
                 return Size(path)
             return Path(value)
         self.i -= 1
-        raise PredicateError(f"expected an attribute, :param or literal but found {value or 'end'!r}", self.text, pos)
+        raise PredicateError(
+            f"expected an attribute, :param or literal but found {value or 'end'!r}", self.text, pos
+        )
 
     def _path(self, operand: object, pos: int) -> Path:
         if not isinstance(operand, Path):

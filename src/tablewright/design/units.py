@@ -32,7 +32,9 @@ def _split(text: str, what: str) -> tuple[Decimal, str]:
     match = _AMOUNT.match(text)
     if not match:
         raise ValueError(f"{text!r} is not a {what}")
-    return Decimal(match.group(1)), match.group(2).lower().rstrip("s") if len(match.group(2)) > 1 else match.group(2).lower()
+    unit = match.group(2).lower()
+    # Plurals ("days", "mins") name the same unit; a lone "s" is seconds.
+    return Decimal(match.group(1)), unit.rstrip("s") if len(unit) > 1 else unit
 
 
 def parse_duration(value: object) -> int:

@@ -146,7 +146,9 @@ def _iana_tz(value: object) -> str | None:
 
 def _regex_format(regex: str, description: str) -> Callable[[object, Attribute], str | None]:
     pattern = re.compile(regex)
-    return lambda value, attr: None if isinstance(value, str) and pattern.match(value) else f"{value!r} is not {description}"
+    return lambda value, attr: (
+        None if isinstance(value, str) and pattern.match(value) else f"{value!r} is not {description}"
+    )
 
 
 FORMATS: dict[str, Callable[[object, Attribute], str | None]] = {
@@ -215,17 +217,27 @@ RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object]
     ),
     "min_length": (
         lambda a: a.min_length is not None,
-        lambda a, v: f"length {n} is less than {a.min_length}" if (n := _length(v)) is not None and n < a.min_length else None,  # type: ignore[operator]
+        lambda a, v: (
+            f"length {n} is less than {a.min_length}"
+            if (n := _length(v)) is not None and n < a.min_length
+            else None
+        ),  # type: ignore[operator]
     ),
     "max_length": (
         lambda a: a.max_length is not None,
-        lambda a, v: f"length {n} is more than {a.max_length}" if (n := _length(v)) is not None and n > a.max_length else None,  # type: ignore[operator]
+        lambda a, v: (
+            f"length {n} is more than {a.max_length}"
+            if (n := _length(v)) is not None and n > a.max_length
+            else None
+        ),  # type: ignore[operator]
     ),
     "charset": (
         lambda a: a.charset is not None,
-        lambda a, v: None
-        if not isinstance(v, str) or charset_regex(a.charset).match(v)  # type: ignore[arg-type]
-        else f"{v!r} has characters outside the {a.charset} charset",
+        lambda a, v: (
+            None
+            if not isinstance(v, str) or charset_regex(a.charset).match(v)  # type: ignore[arg-type]
+            else f"{v!r} has characters outside the {a.charset} charset"
+        ),
     ),
     "format": (lambda a: a.format is not None, _format_rule),
 }
@@ -240,7 +252,11 @@ def check_attribute(attr: Attribute, value: object, path: str) -> list[tuple[str
     if not TYPE_CHECKS[attr.type](value):
         wanted = TYPE_HINTS.get(attr.type, attr.type)
         return [(path, "type", f"{value!r} ({type(value).__name__}) is not {attr.type}: expected {wanted}")]
-    problems = [(path, rule, msg) for rule, (declared, check) in RULES.items() if declared(attr) and (msg := check(attr, value))]
+    problems = [
+        (path, rule, msg)
+        for rule, (declared, check) in RULES.items()
+        if declared(attr) and (msg := check(attr, value))
+    ]
     if isinstance(value, dict):
         problems += _check_map(attr, value, path)
     if isinstance(value, list) and attr.items is not None:

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -47,6 +47,10 @@ INSERT OR IGNORE INTO tw_meta VALUES ('format', 1), ('catalog', 0), ('next_table
 
 class Store:
     """SQLite access for one engine: connections, transactions, catalog and item rows."""
+
+    # Stamps stream records (their ApproximateCreationDateTime and 24-hour retention); the engine sets it
+    # to its own clock so that a test clock moves stream time too.
+    clock: Callable[[], float] = time.time
 
     def __init__(self, path: str | None = None, *, durable: bool = False) -> None:
         self.path = path
@@ -325,7 +329,7 @@ class Store:
     def append_stream(self, conn: sqlite3.Connection, meta: TableMeta, record: dict[str, Any]) -> int:
         cursor = conn.execute(
             "INSERT INTO tw_stream (table_id, created, record) VALUES (?, ?, ?)",
-            (meta.id, time.time(), orjson.dumps(record)),
+            (meta.id, self.clock(), orjson.dumps(record)),
         )
         return cursor.lastrowid or 0
 

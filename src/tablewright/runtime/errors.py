@@ -31,8 +31,7 @@ class ConflictError(RuntimeFailure):
 
     def __init__(self, entity: str, key: Mapping[str, object], expected: object, actual: object) -> None:
         self.entity, self.key, self.expected, self.actual = entity, dict(key), expected, actual
-        expected_text = "no item" if expected is None else f"version {expected}"
-        actual_text = "no item" if actual is None else f"version {actual}"
+        expected_text, actual_text = _version_text(expected), _version_text(actual)
         super().__init__(
             f"{entity} {_key_text(key)}: conflict: expected {expected_text} but found {actual_text}"
         )
@@ -47,6 +46,13 @@ class UniquenessError(RuntimeFailure):
         super().__init__(
             f"{entity}({', '.join(constraint)}): the value {shown!r} is already used by another {entity}"
         )
+
+
+class NotFoundError(RuntimeFailure, KeyError):
+    """The item to update does not exist."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class ConventionError(RuntimeFailure):
@@ -67,3 +73,10 @@ class TransactionTooLargeError(RuntimeFailure):
 
 def _key_text(key: Mapping[str, object]) -> str:
     return "(" + ", ".join(f"{k}={v!r}" for k, v in key.items()) + ")"
+
+
+def _version_text(version: object) -> str:
+    # Unversioned entities describe the state they expected in words.
+    if version is None:
+        return "no item"
+    return version if isinstance(version, str) else f"version {version}"

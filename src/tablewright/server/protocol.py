@@ -8,8 +8,9 @@ served as soon as botocore and the engine know it.
 
 from __future__ import annotations
 
+import itertools
 import logging
-import uuid
+import os
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,6 +37,10 @@ CONTENT_TYPE = "application/x-amz-json-1.0"
 ACCEPTED_CONTENT_TYPES = frozenset({CONTENT_TYPE, "application/json", "application/x-amz-json-1.1"})
 SERVICES = ("dynamodb", "dynamodbstreams")  # botocore service names served on the same endpoint
 HEALTH_BODY = b"healthy: tablewright"
+# Request ids: a random per-process prefix plus a counter, unique like DynamoDB's and far cheaper
+# than uuid4 per request (which cost half of this module's time per request).
+_ID_PREFIX = os.urandom(10).hex().upper()
+_ids = itertools.count()
 _JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 _JSON_KINDS[type(None)] = "null"
 
@@ -66,7 +71,7 @@ def _respond(status: int, body: bytes, content_type: str = CONTENT_TYPE) -> Resp
         status,
         [
             ("Content-Type", content_type),
-            ("x-amzn-RequestId", uuid.uuid4().hex),
+            ("x-amzn-RequestId", f"{_ID_PREFIX}{next(_ids):012X}"),
             ("x-amz-crc32", str(zlib.crc32(body))),
         ],
         body,

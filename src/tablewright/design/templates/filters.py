@@ -96,7 +96,9 @@ def _tz(value: object, arg: str | None, unit: str | None) -> Zoned:
     try:
         zone = ZoneInfo(arg.strip())
     except (ZoneInfoNotFoundError, ValueError):
-        raise TemplateValueError(f"unknown time zone {arg!r} (use an IANA name like America/Denver)") from None
+        raise TemplateValueError(
+            f"unknown time zone {arg!r} (use an IANA name like America/Denver)"
+        ) from None
     return Zoned(_moment(value, unit).astimezone(zone))
 
 
@@ -139,7 +141,9 @@ def apply_spec(value: object, spec: str) -> str:
             raise TemplateValueError(f"cannot zero-pad non-digit text {value!r}")
         return value.rjust(int(spec), "0")
     if isinstance(value, int | Decimal) and spec[:1] == "0" and value < 0:
-        raise TemplateValueError(f"cannot zero-pad negative number {value}: the key would not sort numerically")
+        raise TemplateValueError(
+            f"cannot zero-pad negative number {value}: the key would not sort numerically"
+        )
     try:
         return format(value, spec)
     except (ValueError, TypeError):
@@ -166,4 +170,10 @@ FILTERS: dict[str, FilterFn] = {
 }
 
 # Date-part filters define time buckets; AccessPattern.buckets uses this to infer the step.
-BUCKET_FILTERS: dict[str, str] = {"year": "year", "month": "month", "date": "day", "day": "day", "hour": "hour"}
+BUCKET_FILTERS: dict[str, str] = {
+    "year": "year",
+    "month": "month",
+    "date": "day",
+    "day": "day",
+    "hour": "hour",
+}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .tokenizer import Tok, Token, TemplateSyntaxError, tokenize
+from .tokenizer import TemplateSyntaxError, Tok, Token, tokenize
 
 
 @dataclass(frozen=True)

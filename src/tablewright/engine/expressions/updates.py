@@ -158,7 +158,15 @@ def _typed(node: Operand, item: Item, scope: Scope, kind: str, operator: str) ->
     return value
 
 
+def _literals_first(operands: tuple[Operand, ...], scope: Scope, kind: str, operator: str) -> None:
+    # DynamoDB rejects a literal of the wrong type before it looks at the item.
+    for operand in operands:
+        if isinstance(operand, ValueRef) and kind not in scope.value(operand.name):
+            raise incorrect_operand(scope.kind, operator, scope.value(operand.name))
+
+
 def _arith(node: Arith, item: Item, scope: Scope) -> AttributeValue:
+    _literals_first((node.left, node.right), scope, "N", node.op)
     left = _typed(node.left, item, scope, "N", node.op)
     right = _typed(node.right, item, scope, "N", node.op)
     return {"N": add_numbers(left["N"], right["N"], subtract=node.op == "-")}
@@ -170,6 +178,7 @@ def _if_not_exists(node: Call, item: Item, scope: Scope) -> AttributeValue:
 
 
 def _list_append(node: Call, item: Item, scope: Scope) -> AttributeValue:
+    _literals_first(node.args, scope, "L", "list_append")
     first = _typed(node.args[0], item, scope, "L", "list_append")
     second = _typed(node.args[1], item, scope, "L", "list_append")
     return {"L": [*first["L"], *second["L"]]}

@@ -1,0 +1,276 @@
+"""What a design implies, computed from its declarations: key cardinality, filter selectivity, index
+membership, items read per pattern. Shared by cost (to price) and lint (to judge).
+
+Every estimate is conservative in the direction that keeps sound designs quiet: an unknown
+selectivity is 1 (the filter is assumed to keep everything), an unknown cardinality is "high".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import prod
+
+from tablewright.design.model import AccessPattern, Attribute, Design, Entity, KeyTemplate
+from tablewright.design.predicates import Const, Node, Param, Path, Predicate
+
+# Date-part filters put a timestamp into a time bucket: every write of the period hits one key.
+BUCKET_FILTERS = {"year", "month", "date", "day", "hour"}
+TIME_FORMATS = {"rfc3339", "epoch_ms", "epoch_s", "date"}
+# A query with no limit on a partition of unknown size reads this many items (stated in the output).
+DEFAULT_QUERY_ITEMS = 10
+DEFAULT_BATCH_KEYS = 10
+
+
+@dataclass(frozen=True)
+class Cardinality:
+    """How many distinct values a key template takes.
+
+    ``kind`` is ``constant`` (one value), ``enum`` (a small declared set), ``time`` (a timestamp or
+    a date bucket: all current writes share the current value) or ``high`` (unknown, assumed
+    spread). ``values`` is the number of values live at once (None for ``high``).
+    """
+
+    kind: str
+    values: int | None
+    why: str
+
+    @property
+    def known(self) -> bool:
+        """True when the number of live key values is known (not ``high``)."""
+        return self.values is not None
+
+
+def _field_cardinality(name: str, filters: tuple[str, ...], args: dict[str, str | None], entity: Entity) -> Cardinality:
+    attr = entity.attributes.get(name)
+    if "shard" in filters:
+        count = int(args.get("shard") or 10)
+        return Cardinality("enum", count, f"{{{name}|shard:{count}}}")
+    if "bool" in filters:
+        return Cardinality("enum", 2, f"{{{name}|bool}}")
+    if BUCKET_FILTERS & set(filters):
+        part = next(f for f in filters if f in BUCKET_FILTERS)
+        return Cardinality("time", 1, f"{name} bucketed by {part}")
+    if attr is None:
+        return Cardinality("high", None, name)
+    if attr.enum:
+        return Cardinality("enum", len(attr.enum), f"{name} has {len(attr.enum)} values")
+    if attr.type == "boolean":
+        return Cardinality("enum", 2, f"{name} is a boolean")
+    if attr.format in TIME_FORMATS or (attr.computed and attr.computed.kind in ("created_at", "updated_at")):
+        return Cardinality("time", None, f"{name} is a timestamp")
+    return Cardinality("high", None, name)
+
+
+def key_cardinality(entity: Entity, template: KeyTemplate) -> Cardinality:
+    """Cardinality of a key template over an entity's declared attributes."""
+    if template.is_constant:
+        return Cardinality("constant", 1, f"the literal {template.source!r}")
+    parts = [
+        _field_cardinality(f.name, tuple(c.name for c in f.filters), {c.name: c.arg for c in f.filters}, entity)
+        for f in template.field_parts
+    ]
+    if any(p.kind == "high" for p in parts):
+        return Cardinality("high", None, template.source)
+    why = ", ".join(p.why for p in parts)
+    if any(p.kind == "time" for p in parts):
+        live = [p.values for p in parts if p.kind != "time"]
+        # A raw timestamp is unique per write; a bucket is one live value per period.
+        if any(p.kind == "time" and p.values is None for p in parts):
+            return Cardinality("time", None, why)
+        return Cardinality("time", prod(v for v in live if v is not None), why)
+    return Cardinality("enum", prod(p.values for p in parts if p.values is not None), why)
+
+
+# ------------------------------------------------------------------------------------- selectivity
+
+
+def _attr_of(design: Design, entities: tuple[str, ...], path: str) -> Attribute | None:
+    top = path.split(".")[0].split("[")[0]
+    for name in entities:
+        entity = design.entities.get(name)
+        if entity and top in entity.attributes:
+            attr = entity.attributes[top]
+            for piece in path.split(".")[1:]:
+                attr = attr.attributes.get(piece) if attr else None  # type: ignore[assignment]
+            return attr
+    return None
+
+
+def _domain(design: Design, entities: tuple[str, ...], args: tuple[object, ...]) -> int | None:
+    """Number of values of the attribute compared against a literal or param, if declared."""
+    paths = [a for a in args if isinstance(a, Path)]
+    others = [a for a in args if isinstance(a, Const | Param)]
+    if len(paths) != 1 or not others:
+        return None
+    attr = _attr_of(design, entities, paths[0].text)
+    if attr is None:
+        return None
+    if attr.enum:
+        return len(attr.enum)
+    return 2 if attr.type == "boolean" else None
+
+
+def selectivity(predicate: Predicate | None, design: Design, entities: tuple[str, ...]) -> float | None:
+    """Fraction of items a predicate keeps, assuming enum values are equally common; None if unknown."""
+    if predicate is None:
+        return 1.0
+    return _select(predicate.tree, design, entities)
+
+
+def _select(node: object, design: Design, entities: tuple[str, ...]) -> float | None:
+    if not isinstance(node, Node):
+        return None
+    rule = _SELECTIVITY.get(node.op)
+    return rule(node, design, entities) if rule else None
+
+
+def _known(value: float | None) -> float:
+    return 1.0 if value is None else value
+
+
+def _and(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    parts = [_select(a, design, entities) for a in node.args]
+    return None if all(p is None for p in parts) else prod(_known(p) for p in parts)
+
+
+def _or(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    parts = [_select(a, design, entities) for a in node.args]
+    return None if any(p is None for p in parts) else min(1.0, sum(parts))  # type: ignore[arg-type]
+
+
+def _not(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    inner = _select(node.args[0], design, entities)
+    return None if inner is None else 1.0 - inner
+
+
+def _eq(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    n = _domain(design, entities, node.args)
+    return 1.0 / n if n else None
+
+
+def _ne(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    n = _domain(design, entities, node.args)
+    return 1.0 - 1.0 / n if n else None
+
+
+def _in(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    n = _domain(design, entities, node.args[:2])
+    return min(1.0, (len(node.args) - 1) / n) if n else None
+
+
+_SELECTIVITY: dict[str, Callable[[Node, Design, tuple[str, ...]], float | None]] = {
+    "and": _and,
+    "or": _or,
+    "not": _not,
+    "eq": _eq,
+    "ne": _ne,
+    "in": _in,
+}
+
+
+# ------------------------------------------------------------------------------- index membership
+
+
+def membership(design: Design, entity: str, index: str | None) -> float:
+    """Fraction of an entity's items that land in an index (1 for the table; 0 if not keyed there)."""
+    ent = design.entities[entity]
+    entry = ent.keys.get(index or "table")
+    if entry is None:
+        return 0.0
+    if entry.when is None:
+        return 1.0
+    return _known(selectivity(entry.when, design, (entity,)))
+
+
+def entities_in(design: Design, table: str, index: str | None) -> list[str]:
+    """Entities of a table that have a key in the table (``index=None``) or in the index."""
+    return [name for name, e in design.entities.items() if e.table == table and (index or "table") in e.keys]
+
+
+def items_of(design: Design, entity: str) -> int:
+    """Declared item count of an entity (0 when the design declares no volumes)."""
+    volume = design.volumes.entities.get(entity)
+    return volume.items if volume else 0
+
+
+# ----------------------------------------------------------------------------------- pattern reads
+
+
+def literal_partition(pattern: AccessPattern) -> bool:
+    """True when every call of the pattern reads the same partition (literal bindings only)."""
+    entry = pattern.served.entity_key
+    if entry is None:
+        return False
+    bound = pattern.served.partition
+    return all(
+        f in bound and not (isinstance(bound[f], str) and str(bound[f]).startswith(":")) for f in entry.pk.fields
+    )
+
+
+def pattern_table(design: Design, pattern: AccessPattern) -> str | None:
+    """The logical table a pattern reads, through the entity it is served via."""
+    via = pattern.served.via or (pattern.returns[0] if pattern.returns else None)
+    entity = design.entities.get(via or "")
+    return entity.table if entity else None
+
+
+def partition_cardinality(design: Design, pattern: AccessPattern) -> Cardinality | None:
+    """Cardinality of the partition key a query/get pattern reads (None when it cannot tell)."""
+    entry = pattern.served.entity_key
+    via = pattern.served.via or (pattern.returns[0] if pattern.returns else None)
+    entity = design.entities.get(via or "")
+    if entry is None or entity is None:
+        return None
+    return key_cardinality(entity, entry.pk)
+
+
+@dataclass(frozen=True)
+class RowsRead:
+    """Items a pattern reads per call (before any filter), and whether that is an assumption."""
+
+    items: float
+    assumed: bool
+    why: str
+
+
+def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
+    """Items one call of a pattern reads, from its op, limit, filter selectivity and the volumes."""
+    served = pattern.served
+    table = pattern_table(design, pattern)
+    if served.op == "get":
+        return RowsRead(1, False, "GetItem reads one item")
+    if served.op == "transact_get":
+        return RowsRead(max(1, len(served.items)), False, "one read per transaction item")
+    if served.op == "batch_get":
+        param = pattern.params.get((served.keys or "").lstrip(":"))
+        count = param.max_length if param is not None and param.max_length else None
+        return RowsRead(count or DEFAULT_BATCH_KEYS, count is None, "keys per batch")
+    population = _partition_population(design, pattern, table)
+    kept = selectivity(served.filter, design, pattern.returns) or 1.0
+    if served.op == "scan":
+        total = sum(items_of(design, e) for e in entities_in(design, table or "", None))
+        if pattern.means.limit:
+            return RowsRead(min(total or float("inf"), pattern.means.limit / kept), False, "scan stops at the limit")
+        return RowsRead(total, not total, "a scan reads every item")
+    if pattern.means.limit:
+        wanted = pattern.means.limit / kept
+        if population is not None:
+            return RowsRead(min(wanted, population), False, "limit over the partition")
+        return RowsRead(wanted, False, f"limit {pattern.means.limit} / filter keeps {kept:.0%}")
+    if population is not None:
+        return RowsRead(population, False, "the whole partition")
+    return RowsRead(DEFAULT_QUERY_ITEMS, True, f"assumed {DEFAULT_QUERY_ITEMS} items per query")
+
+
+def _partition_population(design: Design, pattern: AccessPattern, table: str | None) -> float | None:
+    """Items in the partition a query reads, when the key's cardinality is known."""
+    if table is None:
+        return None
+    card = partition_cardinality(design, pattern)
+    if card is None or card.values is None or card.kind == "time":
+        # A time-bucketed partition holds one period; its size is not derivable from totals.
+        return None
+    index = pattern.served.index
+    total = sum(items_of(design, e) * membership(design, e, index) for e in entities_in(design, table, index))
+    return total / card.values if total else None

@@ -1,0 +1,114 @@
+"""The monthly bill for an ``Estimate``: on-demand and provisioned, break-even, free tier apart.
+
+Provisioned capacity is sized at the peak (average x ``peak_factor``, rounded up, at least 1 unit)
+per table and per GSI (an LSI shares its table's capacity); a month is ``hours_per_month`` hours.
+The free tier (25 WCU, 25 RCU, 25 GB, 2.5M stream reads) is account-wide per region, so it is shown
+as a separate credit and never folded into the per-table figures. On-demand request units get no
+free tier.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .estimate import SECONDS_PER_MONTH, Estimate, Target
+from .prices import Prices
+
+GB = 1024**3
+
+
+@dataclass
+class Line:
+    """One table or GSI: its monthly cost both ways."""
+
+    target: str
+    storage_gb: float
+    write_units: float
+    read_units: float
+    on_demand: dict[str, float]
+    provisioned_wcu: int
+    provisioned_rcu: int
+    provisioned: dict[str, float]
+
+
+@dataclass
+class Bill:
+    """Monthly totals, per line, plus break-even and free-tier figures."""
+
+    lines: list[Line] = field(default_factory=list)
+    on_demand: float = 0.0
+    provisioned: float = 0.0
+    streams: float = 0.0  # stream reads by a non-Lambda consumer, after the free tier
+    break_even: dict[str, float] = field(default_factory=dict)
+    utilisation: float = 0.0
+    free_tier: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cheaper(self) -> str:
+        """``on_demand`` or ``provisioned``, whichever bills less."""
+        return "provisioned" if self.provisioned < self.on_demand else "on_demand"
+
+
+def _capacity(units_per_month: float, peak_factor: float) -> int:
+    return max(1, math.ceil(units_per_month / SECONDS_PER_MONTH * peak_factor - 1e-9))
+
+
+def _storage_gb(target: Target) -> float:
+    return target.storage_bytes / GB
+
+
+def price(estimate: Estimate, prices: Prices) -> Bill:
+    """Price an estimate both ways."""
+    bill = Bill(break_even=prices.break_even(), utilisation=1.0 / max(estimate.peak_factor, 1.0))
+    lsi_units: dict[str, tuple[float, float]] = {}
+    for target in estimate.targets.values():
+        if target.kind == "local":
+            w, r = lsi_units.get(target.table, (0.0, 0.0))
+            lsi_units[target.table] = (w + target.write_units, r + target.read_units)
+    for target in estimate.targets.values():
+        multiplier = prices.throughput_multiplier.get(target.table_class, 1.0)
+        storage = _storage_gb(target) * prices.storage_gb_month.get(target.table_class, 0.25)
+        on_demand = {
+            "write": target.write_units * prices.write_request_unit * multiplier,
+            "read": target.read_units * prices.read_request_unit * multiplier,
+            "storage": storage,
+        }
+        if target.kind == "local":
+            wcu = rcu = 0  # served from the table's provisioned capacity
+        else:
+            extra_w, extra_r = lsi_units.get(target.table, (0.0, 0.0)) if target.kind == "table" else (0.0, 0.0)
+            wcu = _capacity(target.write_units + extra_w, estimate.peak_factor)
+            rcu = _capacity(target.read_units + extra_r, estimate.peak_factor)
+        hours = prices.hours_per_month
+        provisioned = {
+            "write": wcu * prices.wcu_hour * hours * multiplier,
+            "read": rcu * prices.rcu_hour * hours * multiplier,
+            "storage": storage,
+        }
+        line = Line(target.name, _storage_gb(target), target.write_units, target.read_units, on_demand, wcu, rcu, provisioned)
+        bill.lines.append(line)
+        bill.on_demand += sum(on_demand.values())
+        bill.provisioned += sum(provisioned.values())
+    records = sum(estimate.stream_records.values())
+    bill.streams = max(0.0, records - prices.free_tier["stream_read_requests"]) * prices.stream_read_request
+    bill.free_tier = _free_tier(bill, prices)
+    return bill
+
+
+def _free_tier(bill: Bill, prices: Prices) -> dict[str, float]:
+    """The free tier's value against this design alone (it is shared by the whole account)."""
+    free = prices.free_tier
+    gb = sum(line.storage_gb for line in bill.lines)
+    storage = min(gb, free["storage_gb"]) * prices.storage_gb_month["STANDARD"]
+    wcu = sum(line.provisioned_wcu for line in bill.lines)
+    rcu = sum(line.provisioned_rcu for line in bill.lines)
+    hours = prices.hours_per_month
+    capacity = min(wcu, free["wcu"]) * prices.wcu_hour * hours + min(rcu, free["rcu"]) * prices.rcu_hour * hours
+    return {
+        "storage": storage,
+        "provisioned_capacity": capacity,
+        "on_demand_after_free_tier": max(0.0, bill.on_demand - storage),
+        "provisioned_after_free_tier": max(0.0, bill.provisioned - storage - capacity),
+        "within_free_tier_provisioned": float(wcu <= free["wcu"] and rcu <= free["rcu"] and gb <= free["storage_gb"]),
+    }

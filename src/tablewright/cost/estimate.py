@@ -1,0 +1,222 @@
+"""Capacity a design consumes per month, per table and per index, from its patterns and volumes.
+
+Writes: each entity write costs its item size rounded up to 1 KB on the table, and again on every
+index the item lands in (sized on the index entry, scaled by how many items a sparse ``when`` keeps);
+writes guarded by unique/idempotency markers are transactional (2x) and add a marker put each.
+Reads: each pattern call costs what DynamoDB charges for its op (GetItem per item, Query summed then
+rounded once, Scan the whole table), eventual 0.5 / strong 1 / transactional 2 per 4 KB. TTL deletes
+are free. Storage adds 100 bytes per item and per index entry. Peak = average x ``peak_factor``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tablewright.design.model import AccessPattern, Design
+from tablewright.design.units import SECONDS_PER
+
+from . import analysis
+from .sizes import entity_size, index_entry_size, read_units, write_units
+
+SECONDS_PER_MONTH = SECONDS_PER["month"]
+OVERHEAD = 100  # bytes DynamoDB adds per item and per index entry for storage
+MARKER_BYTES = 100  # a uniqueness/idempotency marker item: a key and little else
+PARTITION_WCU, PARTITION_RCU = 1000, 3000
+
+
+@dataclass
+class Target:
+    """A table or one of its indexes, with what it stores and the units it consumes per month."""
+
+    table: str
+    index: str | None
+    kind: str  # table | global | local
+    items: float = 0.0
+    entry_bytes: float = 0.0  # average, without overhead
+    write_units: float = 0.0  # per month
+    read_units: float = 0.0  # per month
+    partition_wcu: float | None = None  # peak units per second on the busiest key value
+    partition_rcu: float | None = None
+    table_class: str = "STANDARD"
+
+    @property
+    def name(self) -> str:
+        """``table`` or ``table/index``."""
+        return self.table if self.index is None else f"{self.table}/{self.index}"
+
+    @property
+    def storage_bytes(self) -> float:
+        """Stored bytes including DynamoDB's 100-byte overhead per item or entry."""
+        return self.items * (self.entry_bytes + OVERHEAD)
+
+
+@dataclass
+class PatternCost:
+    """One access pattern: calls per month and the read units each call consumes."""
+
+    name: str
+    target: str
+    op: str
+    calls: float
+    items_per_call: float
+    units_per_call: float
+    consistency: str
+    assumed: bool
+
+    @property
+    def read_units(self) -> float:
+        """Read units per month."""
+        return self.calls * self.units_per_call
+
+
+@dataclass
+class Estimate:
+    """Everything the bill and the report need."""
+
+    design: str
+    peak_factor: float
+    targets: dict[str, Target] = field(default_factory=dict)
+    patterns: list[PatternCost] = field(default_factory=list)
+    stream_records: dict[str, float] = field(default_factory=dict)  # table -> per month
+    ttl_deletes: dict[str, float] = field(default_factory=dict)  # table -> per month (free)
+    assumptions: list[str] = field(default_factory=list)
+
+    def total(self, attr: str) -> float:
+        """Sum of a numeric ``Target`` attribute over every target."""
+        return sum(getattr(t, attr) for t in self.targets.values())
+
+
+def estimate(design: Design) -> Estimate:
+    """Estimate monthly units, storage and peak partition load for a whole design."""
+    result = Estimate(design.name, design.volumes.peak_factor)
+    for tname, table in design.tables.items():
+        result.targets[tname] = Target(tname, None, "table", table_class=table.table_class)
+        for iname, index in table.indexes.items():
+            result.targets[f"{tname}/{iname}"] = Target(tname, iname, index.kind, table_class=table.table_class)
+    for name in design.entities:
+        _entity(design, name, result)
+    for pattern in design.patterns.values():
+        _pattern(design, pattern, result)
+    for target in result.targets.values():
+        _partition_load(design, target, result)
+    return result
+
+
+def _entity(design: Design, name: str, result: Estimate) -> None:
+    entity = design.entities[name]
+    table = design.tables.get(entity.table)
+    if table is None:
+        return
+    volume = design.volumes.entities.get(name)
+    items = volume.items if volume else 0
+    writes = (volume.writes_per_second if volume else 0.0) * SECONDS_PER_MONTH
+    size = entity_size(design, name)
+    if size.source == "attributes" and (items or writes):
+        result.assumptions.append(f"{name}: item size {size.typical} B estimated from its attributes (declare item_size)")
+    markers = len(entity.unique) + (1 if entity.idempotency_key else 0)
+    factor = 2 if markers else 1  # TransactWriteItems charges 2x per item
+    base = result.targets[entity.table]
+    _add_items(base, items, size.typical)
+    base.write_units += writes * factor * (write_units(size.typical) + markers * write_units(MARKER_BYTES))
+    base.items += items * markers  # the markers are stored too
+    for index in entity.indexes():
+        if index not in table.indexes:
+            continue
+        share = analysis.membership(design, name, index)
+        entry = index_entry_size(design, name, index)
+        target = result.targets[f"{entity.table}/{index}"]
+        _add_items(target, items * share, entry)
+        target.write_units += writes * share * factor * write_units(entry)
+    if table.stream:
+        result.stream_records[entity.table] = result.stream_records.get(entity.table, 0.0) + writes
+    if table.ttl and table.ttl in entity.attributes:
+        # In a steady state TTL deletes as many items as are written (free of write units).
+        result.ttl_deletes[entity.table] = result.ttl_deletes.get(entity.table, 0.0) + writes
+        if table.stream:
+            result.stream_records[entity.table] += writes
+
+
+def _add_items(target: Target, items: float, size: float) -> None:
+    total = target.items + items
+    if total:
+        target.entry_bytes = (target.entry_bytes * target.items + size * items) / total
+    target.items = total
+
+
+def _consistency(design: Design, pattern: AccessPattern, table: str) -> str:
+    served = pattern.served
+    if served.op == "transact_get":
+        return "transactional"
+    index = design.tables[table].indexes.get(served.index or "")
+    if served.consistent and (index is None or index.kind == "local"):
+        return "strong"
+    return "eventual"  # a GSI read is always eventually consistent
+
+
+def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
+    table = analysis.pattern_table(design, pattern)
+    if table is None or table not in design.tables:
+        return
+    volume = design.volumes.patterns.get(pattern.name)
+    calls = (volume.reads_per_second if volume else 0.0) * SECONDS_PER_MONTH
+    served = pattern.served
+    key = f"{table}/{served.index}" if served.index and served.op in ("query", "scan") else table
+    target = result.targets.get(key, result.targets[table])
+    rows = analysis.rows_read(design, pattern)
+    consistency = _consistency(design, pattern, table)
+    entity = served.via or pattern.returns[0]
+    size = (
+        index_entry_size(design, entity, target.index) if target.index else entity_size(design, entity).typical
+    )
+    if served.op == "scan":
+        size = target.entry_bytes or size
+    per_call = _UNITS[served.op](rows.items, size, consistency)
+    if rows.assumed and calls:
+        result.assumptions.append(f"pattern {pattern.name}: {rows.why}")
+    cost = PatternCost(pattern.name, target.name, served.op, calls, rows.items, per_call, consistency, rows.assumed)
+    result.patterns.append(cost)
+    target.read_units += cost.read_units
+
+
+def _query_units(items: float, size: float, consistency: str) -> float:
+    # Query and Scan sum the sizes of everything read, then round up to 4 KB once.
+    return read_units(max(1, round(items * size)), consistency)
+
+
+def _per_item_units(items: float, size: float, consistency: str) -> float:
+    return max(1.0, items) * read_units(round(size), consistency)
+
+
+_UNITS = {
+    "get": _per_item_units,
+    "batch_get": _per_item_units,
+    "transact_get": _per_item_units,
+    "query": _query_units,
+    "scan": _query_units,
+}
+
+
+def _partition_load(design: Design, target: Target, result: Estimate) -> None:
+    """Peak units per second on the busiest key value, where the key's cardinality is known."""
+    peak = design.volumes.peak_factor
+    wcu = rcu = None
+    for name in analysis.entities_in(design, target.table, target.index):
+        entity = design.entities[name]
+        entry = entity.keys[target.index or "table"]
+        card = analysis.key_cardinality(entity, entry.pk)
+        volume = design.volumes.entities.get(name)
+        if card.values is None or volume is None:
+            continue
+        size = index_entry_size(design, name, target.index) if target.index else entity_size(design, name).typical
+        share = analysis.membership(design, name, target.index)
+        wcu = (wcu or 0.0) + peak * volume.writes_per_second * share * write_units(size) / card.values
+    for cost in result.patterns:
+        if cost.target != target.name or not cost.calls:
+            continue
+        pattern = design.patterns[cost.name]
+        card = analysis.partition_cardinality(design, pattern)
+        values = 1 if analysis.literal_partition(pattern) else (card.values if card else None)
+        if values is None:
+            continue
+        rcu = (rcu or 0.0) + peak * (cost.calls / SECONDS_PER_MONTH) * cost.units_per_call / values
+    target.partition_wcu, target.partition_rcu = wcu, rcu

@@ -1,0 +1,73 @@
+"""The price list: one dated data file (``prices.yaml``), so a price change is one edit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Prices:
+    """DynamoDB prices for one region, with the date they took effect and where they come from."""
+
+    region: str
+    effective: str
+    source: str
+    hours_per_month: int
+    write_request_unit: float
+    read_request_unit: float
+    wcu_hour: float
+    rcu_hour: float
+    storage_gb_month: dict[str, float]
+    throughput_multiplier: dict[str, float]
+    stream_read_request: float
+    pitr_gb_month: float
+    free_tier: dict[str, float]
+
+    def break_even(self) -> dict[str, float]:
+        """Utilisation above which provisioned capacity is cheaper than on-demand, for writes and reads.
+
+        One unit provisioned for an hour costs ``wcu_hour``; the same unit used every second of the
+        hour on-demand costs ``3600 * write_request_unit``. Their ratio is the break-even.
+        """
+        return {
+            "write": self.wcu_hour / (3600 * self.write_request_unit),
+            "read": self.rcu_hour / (3600 * self.read_request_unit),
+        }
+
+
+def _build(data: dict[str, Any]) -> Prices:
+    return Prices(
+        region=str(data["region"]),
+        effective=str(data["effective"]),
+        source=" ".join(str(data["source"]).split()),
+        hours_per_month=int(data["hours_per_month"]),
+        write_request_unit=float(data["on_demand"]["write_request_unit"]),
+        read_request_unit=float(data["on_demand"]["read_request_unit"]),
+        wcu_hour=float(data["provisioned"]["wcu_hour"]),
+        rcu_hour=float(data["provisioned"]["rcu_hour"]),
+        storage_gb_month={k: float(v) for k, v in data["storage_gb_month"].items()},
+        throughput_multiplier={k: float(v) for k, v in data["throughput_multiplier"].items()},
+        stream_read_request=float(data["stream_read_request"]),
+        pitr_gb_month=float(data["pitr_gb_month"]),
+        free_tier={k: float(v) for k, v in data["free_tier"].items()},
+    )
+
+
+@cache
+def default_prices() -> Prices:
+    """The prices shipped with tablewright (``tablewright/cost/prices.yaml``)."""
+    text = resources.files(__package__).joinpath("prices.yaml").read_text(encoding="utf-8")
+    return _build(yaml.safe_load(text))
+
+
+def load_prices(path: str | Path | None = None) -> Prices:
+    """Prices from a YAML file of the same shape as the shipped one, or the shipped prices."""
+    if path is None:
+        return default_prices()
+    return _build(yaml.safe_load(Path(path).read_text(encoding="utf-8")))

@@ -1,0 +1,194 @@
+"""Index rules (TW2xx): redundant, unused, over-projected or misused secondary indexes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tablewright.cost.estimate import SECONDS_PER_MONTH
+from tablewright.cost.prices import default_prices
+from tablewright.cost.sizes import entity_size, index_entry_size, read_units, write_units
+
+from ..context import Context, index_path, pattern_path
+from ..registry import Hit, rule
+
+MAX_GSI, MAX_LSI = 20, 5
+UNIQUENESS_WORDS = re.compile(r"uniq|dedup|duplicat", re.IGNORECASE)
+PROJECTION_SAVING = 0.5  # report ALL when KEYS_ONLY + fetches would cost less than half
+PROJECTION_MIN_DOLLARS = 1.0  # ... and the saving is at least a dollar a month
+
+
+@rule(
+    "TW201",
+    "gsi-repeats-table-key",
+    "indexes",
+    "warning",
+    "A GSI is keyed exactly like its table.",
+    "A GSI whose keys repeat the table's serves no access pattern the table cannot, yet every write is "
+    "paid twice and every item stored twice.",
+    "Drop the index and query the table; keep it only to isolate capacity or to trim the projection.",
+)
+def gsi_repeats_table_key(ctx: Context) -> Iterator[Hit]:
+    for tname, table in ctx.design.tables.items():
+        for iname, index in table.indexes.items():
+            if index.kind != "global" or index.projection.type != "ALL":
+                continue
+            same_names = index.partition_key.name == table.partition_key.name and (
+                (index.sort_key.name if index.sort_key else None) == (table.sort_key.name if table.sort_key else None)
+            )
+            entities = [e for e in ctx.design.entities_in(tname) if iname in e.keys and "table" in e.keys]
+            same_templates = bool(entities) and all(
+                e.keys[iname].pk.source == e.keys["table"].pk.source
+                and (e.keys[iname].sk.source if e.keys[iname].sk else None)
+                == (e.keys["table"].sk.source if e.keys["table"].sk else None)
+                and e.keys[iname].when is None
+                for e in entities
+            )
+            if same_names or same_templates:
+                how = "the same key attributes" if same_names else "the same key templates for every entity"
+                yield Hit(index_path(tname, iname), f"GSI {iname} of table {tname} uses {how} as the table")
+
+
+@rule(
+    "TW202",
+    "gsi-uniqueness",
+    "indexes",
+    "error",
+    "A GSI is relied on to enforce uniqueness or to deduplicate.",
+    "A GSI is eventually consistent and cannot appear in a write condition: two writers can both query "
+    "it, both see no duplicate and both write. It cannot enforce a unique constraint.",
+    "Declare the constraint (unique: [[a, b]]): the runtime writes a marker item per unique value "
+    "in the same TransactWriteItems, guarded by attribute_not_exists.",
+)
+def gsi_uniqueness(ctx: Context) -> Iterator[Hit]:
+    for tname, table in ctx.design.tables.items():
+        for iname, index in table.indexes.items():
+            if index.kind != "global":
+                continue
+            if UNIQUENESS_WORDS.search(iname):
+                yield Hit(index_path(tname, iname), f"GSI {iname} of table {tname} is named as a uniqueness check")
+                continue
+            for pattern in ctx.patterns_on(tname, iname):
+                text = f"{pattern.name} {pattern.description or ''}"
+                if UNIQUENESS_WORDS.search(text):
+                    yield Hit(
+                        pattern_path(pattern.name),
+                        f"pattern {pattern.name} uses GSI {iname} of table {tname} as a uniqueness/duplicate check",
+                    )
+
+
+@rule(
+    "TW203",
+    "unused-index",
+    "indexes",
+    "warning",
+    "No access pattern reads an index.",
+    "Every index costs a write per item write and its own storage; an index no pattern reads is pure cost "
+    "(or a pattern the design forgot to declare).",
+    "Declare the pattern that needs the index, or drop the index.",
+)
+def unused_index(ctx: Context) -> Iterator[Hit]:
+    if not ctx.design.patterns:
+        return
+    used = {(p.served.via or (p.returns[0] if p.returns else ""), p.served.index) for p in ctx.design.patterns.values()}
+    used_names = {index for _, index in used}
+    for tname, table in ctx.design.tables.items():
+        for iname in table.indexes:
+            if iname not in used_names or not ctx.patterns_on(tname, iname):
+                yield Hit(index_path(tname, iname), f"no access pattern reads index {iname} of table {tname}")
+
+
+@rule(
+    "TW204",
+    "projection-too-wide",
+    "indexes",
+    "warning",
+    "An index projects ALL attributes although its patterns read it rarely.",
+    "Projection ALL stores every attribute again and sizes every index write on the whole item. When the "
+    "patterns read the index rarely, KEYS_ONLY plus fetching the items they return costs less.",
+    "Project KEYS_ONLY (or INCLUDE the attributes the patterns need) and fetch the rest from the table.",
+)
+def projection_too_wide(ctx: Context) -> Iterator[Hit]:
+    prices = default_prices()
+    design = ctx.design
+    for tname, table in design.tables.items():
+        for iname, index in table.indexes.items():
+            if index.kind != "global" or index.projection.type != "ALL":
+                continue
+            extra = 0.0  # monthly cost of ALL over KEYS_ONLY
+            fetch = 0.0  # monthly cost of reading returned items from the table instead
+            for entity in design.entities_in(tname):
+                volume = design.volumes.entities.get(entity.name)
+                if iname not in entity.keys or volume is None:
+                    continue
+                whole = entity_size(design, entity.name).typical
+                keys = _keys_only_size(ctx, entity.name, tname, iname)
+                writes = volume.writes_per_second * SECONDS_PER_MONTH
+                extra += writes * (write_units(whole) - write_units(keys)) * prices.write_request_unit
+                extra += volume.items * (whole - keys) / 1024**3 * prices.storage_gb_month.get(table.table_class, 0.25)
+            for cost in ctx.estimate.patterns:
+                if cost.target == f"{tname}/{iname}":
+                    size = entity_size(design, design.patterns[cost.name].returns[0]).typical
+                    fetch += cost.calls * cost.items_per_call * read_units(size) * prices.read_request_unit
+            if extra >= PROJECTION_MIN_DOLLARS and fetch < extra * PROJECTION_SAVING:
+                yield Hit(
+                    index_path(tname, iname, "projection") if False else index_path(tname, iname),
+                    f"GSI {iname} of table {tname} projects ALL: ${extra:,.2f}/month more than KEYS_ONLY, while "
+                    f"fetching what its patterns return from the table would cost ${fetch:,.2f}/month",
+                )
+
+
+def _keys_only_size(ctx: Context, entity: str, table: str, index: str) -> int:
+    saved = ctx.design.tables[table].indexes[index].projection
+    try:
+        ctx.design.tables[table].indexes[index].projection = type(saved)("KEYS_ONLY")
+        return index_entry_size(ctx.design, entity, index)
+    finally:
+        ctx.design.tables[table].indexes[index].projection = saved
+
+
+@rule(
+    "TW205",
+    "too-many-indexes",
+    "indexes",
+    "error",
+    "A table declares more secondary indexes than DynamoDB allows.",
+    "DynamoDB allows 20 GSIs per table (the default quota) and 5 LSIs (a hard limit); CreateTable and "
+    "UpdateTable fail beyond that.",
+    "Overload generic index keys (GSI1PK/GSI1SK) so one index serves several patterns, or request a GSI "
+    "quota increase.",
+)
+def too_many_indexes(ctx: Context) -> Iterator[Hit]:
+    for tname, table in ctx.design.tables.items():
+        for kind, limit in (("global", MAX_GSI), ("local", MAX_LSI)):
+            count = sum(1 for i in table.indexes.values() if i.kind == kind)
+            if count > limit:
+                label = "GSIs" if kind == "global" else "LSIs"
+                yield Hit(("tables", tname, "indexes"), f"table {tname} declares {count} {label}; the limit is {limit}")
+
+
+@rule(
+    "TW206",
+    "consistent-read-on-gsi",
+    "indexes",
+    "error",
+    "A pattern asks a GSI for a strongly consistent read.",
+    "GSIs are maintained asynchronously and do not support strongly consistent reads; DynamoDB rejects "
+    "the request with 'Consistent reads are not supported on global secondary indexes'. Read-after-write "
+    "through a GSI can miss the write.",
+    "Read the table (or an LSI) when the read must see the latest write, or drop consistent: true.",
+)
+def consistent_read_on_gsi(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        served = pattern.served
+        if not served.consistent or not served.index:
+            continue
+        for table in ctx.design.tables.values():
+            index = table.indexes.get(served.index)
+            if index is not None and index.kind == "global":
+                yield Hit(
+                    pattern_path(pattern.name, "served"),
+                    f"pattern {pattern.name} asks GSI {served.index} for a consistent read: "
+                    "Consistent reads are not supported on global secondary indexes",
+                )
+                break

@@ -1,0 +1,38 @@
+"""The runtime: a design joined to any DynamoDB client (the embedded engine by default).
+
+``Runtime.open("design.yaml")`` then ``rt.put("Task", {...})``, ``rt.get(...)``,
+``rt.update(...)``, ``rt.run("pattern", **params)``. See docs/runtime.md.
+"""
+
+from .core import Runtime
+from .errors import (
+    ConflictError,
+    ConventionError,
+    CursorError,
+    NotFoundError,
+    PatternError,
+    RuntimeFailure,
+    TransactionTooLargeError,
+    UniquenessError,
+    ValidationError,
+)
+from .page import Page, Stats
+from .wire import Record
+from .writes import WriteResult
+
+__all__ = [
+    "ConflictError",
+    "ConventionError",
+    "CursorError",
+    "NotFoundError",
+    "Page",
+    "PatternError",
+    "Record",
+    "Runtime",
+    "RuntimeFailure",
+    "Stats",
+    "TransactionTooLargeError",
+    "UniquenessError",
+    "ValidationError",
+    "WriteResult",
+]

@@ -1,0 +1,137 @@
+"""Entity values <-> stored items: validation, composition, typing items read back as Records.
+
+Composition is the design's (``Entity.to_item``); this module adds what sits between the design
+and a client: collecting every violation before a write, refusing floats, finding which entity a
+stored item belongs to, and stripping composed keys to give back the natural values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from ..design.model import Design, Entity, Table
+from ..design.templates import TemplateValueError
+from ..design.validators import Violation
+from .errors import ValidationError
+from .markers import is_marker
+from .wire import Record
+
+HIDDEN_PREFIX = "_tw"
+
+
+def float_violations(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
+    """Floats anywhere in undeclared attributes: DynamoDB numbers are exact, floats are not."""
+    found: list[Violation] = []
+
+    def walk(value: object, path: str) -> None:
+        if isinstance(value, float):
+            found.append(Violation(entity.name, path, "type", f"{value!r} is a float: use int or Decimal"))
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{path}.{k}")
+        elif isinstance(value, list | tuple | set | frozenset):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]")
+
+    for name, value in values.items():
+        if name not in entity.attributes:
+            walk(value, name)
+    return found
+
+
+def violations_of(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
+    """Every rule ``values`` break (design rules plus the runtime's float rule)."""
+    return entity.validate(values) + float_violations(entity, values)
+
+
+def compose(entity: Entity, values: Mapping[str, object], *, now: datetime, created: bool) -> dict[str, object]:
+    """Validate, then build the full item to store; raises ``ValidationError`` listing every violation."""
+    violations = violations_of(entity, values)
+    if violations:
+        raise ValidationError(entity.name, violations)
+    try:
+        item = entity.to_item(values, now=now, created=created)
+    except TemplateValueError as exc:
+        raise ValidationError(entity.name, [Violation(entity.name, "(key)", "key", str(exc))]) from None
+    if entity.key(item) is None:
+        template = entity.keys["table"]
+        fields = [*template.pk.fields, *(template.sk.fields if template.sk else ())]
+        missing = [f for f in fields if item.get(f) is None] or fields
+        raise ValidationError(
+            entity.name,
+            [Violation(entity.name, name, "key", f"{name} is needed to compose the table key") for name in missing],
+        )
+    return item
+
+
+def table_key(table: Table, item: Mapping[str, object]) -> dict[str, object]:
+    """The table key attributes of a stored item."""
+    names = [table.partition_key.name] + ([table.sort_key.name] if table.sort_key else [])
+    return {name: item[name] for name in names if name in item}
+
+
+def natural(entity: Entity, item: Mapping[str, object]) -> dict[str, object]:
+    """An item's values without composed key attributes that are not declared and hidden attributes."""
+    composed: set[str] = set()
+    for entry in entity.keys.values():
+        composed.add(entry.partition_name)
+        if entry.sort_name:
+            composed.add(entry.sort_name)
+    drop = {name for name in composed if name not in entity.attributes}
+    return {k: v for k, v in item.items() if k not in drop and not k.startswith(HIDDEN_PREFIX)}
+
+
+def to_record(entity: Entity, table: Table, item: Mapping[str, object]) -> Record:
+    """A stored item as a Record of ``entity``."""
+    return Record(entity.name, natural(entity, item), table_key(table, item))
+
+
+class Classifier:
+    """Finds the entity of an item read from one table.
+
+    An entity with a discriminator (``entity_type``) is recognised by it; otherwise by whether the
+    item's table key matches the entity's key templates (``TASK#...`` vs ``EVENT#...``). Entities
+    whose keys are bare fields cannot be told apart that way: the first candidate wins, which is
+    right when a table holds one entity (the van telemetry case).
+    """
+
+    def __init__(self, design: Design, candidates: Iterable[str]) -> None:
+        entities = [design.entities[name] for name in candidates]
+        # Discriminated entities first: their test is exact.
+        self.entities = sorted(entities, key=lambda e: not self._discriminated(e))
+
+    @staticmethod
+    def _discriminated(entity: Entity) -> bool:
+        return bool(entity.entity_type_attribute and entity.entity_type is not None)
+
+    def __call__(self, item: Mapping[str, object]) -> Entity | None:
+        if is_marker(item):
+            return None
+        for entity in self.entities:
+            if self._discriminated(entity):
+                if item.get(entity.entity_type_attribute) == entity.entity_type:  # type: ignore[arg-type]
+                    return entity
+                continue
+            if self._key_matches(entity, item):
+                return entity
+        return None
+
+    @staticmethod
+    def _key_matches(entity: Entity, item: Mapping[str, object]) -> bool:
+        entry = entity.keys.get("table")
+        if entry is None:
+            return False
+        pairs = [(entry.pk, entry.partition_name), (entry.sk, entry.sort_name)]
+        for template, name in pairs:
+            if template is None or name is None:
+                continue
+            if name not in item:
+                return False
+            if template.is_bare_field:
+                continue
+            try:
+                template.parse(item[name])
+            except ValueError:
+                return False
+        return True

@@ -1,0 +1,126 @@
+"""Verification: a pattern's ``means`` evaluated over in-memory records vs what ``served`` returns.
+
+``means`` says *what* a pattern returns (predicate, order, limit) without keys; ``served`` says how
+DynamoDB is asked. Evaluating the first directly over the sample data and comparing it with the
+second through a real client catches key templates, filters, Limit and bucket mistakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..design.model import AccessPattern
+from ..design.predicates import MISSING, _pair
+from .page import Stats
+from .wire import Record
+
+if TYPE_CHECKING:
+    from .core import Runtime
+
+
+@dataclass
+class Verdict:
+    """The comparison for one pattern and one parameter set."""
+
+    pattern: str
+    params: dict
+    ok: bool = True
+    expected: int = 0
+    returned: int = 0
+    missing: list[dict] = field(default_factory=list)
+    extra: list[dict] = field(default_factory=list)
+    out_of_order: bool = False
+    error: str | None = None
+    stats: Stats = field(default_factory=Stats)
+
+    def summary(self) -> str:
+        """One line saying what differs."""
+        if self.error:
+            return f"error: {self.error}"
+        if self.ok:
+            return "ok"
+        parts = []
+        if self.missing:
+            parts.append(f"{len(self.missing)} missing (e.g. {self.missing[0]})")
+        if self.extra:
+            parts.append(f"{len(self.extra)} extra (e.g. {self.extra[0]})")
+        if self.out_of_order:
+            parts.append("out of order")
+        if self.expected != self.returned:
+            parts.append(f"expected {self.expected} items, served {self.returned}")
+        return "; ".join(parts)
+
+
+class _SortKey:
+    """Orders values the way ``means.order`` means: missing last, instants as instants."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __lt__(self, other: _SortKey) -> bool:
+        if self.value is MISSING or other.value is MISSING:
+            return other.value is MISSING and self.value is not MISSING
+        pair = _pair(self.value, other.value)
+        if pair is None:  # different types: order by type name for a stable, total order
+            return type(self.value).__name__ < type(other.value).__name__
+        return pair[0] < pair[1]  # type: ignore[operator]
+
+
+def _order_value(record: Mapping[str, object], attribute: str) -> object:
+    return record.get(attribute, MISSING)
+
+
+def evaluate_means(pattern: AccessPattern, params: Mapping[str, object], records: Iterable[Record]) -> list[Record]:
+    """The records ``means`` selects, in its order, up to its limit."""
+    means = pattern.means
+    chosen = [r for r in records if r.entity in pattern.returns]
+    if means.where is not None:
+        chosen = [r for r in chosen if means.where.evaluate(r, params)]
+    if means.order is not None:
+        attribute = means.order.attribute
+        chosen.sort(key=lambda r: _SortKey(_order_value(r, attribute)), reverse=means.order.descending)
+    return chosen[: means.limit] if means.limit is not None else chosen
+
+
+def compare(pattern: AccessPattern, expected: list[Record], served: list[Record], verdict: Verdict) -> Verdict:
+    """Fill ``verdict`` with the differences; ties on the order attribute are interchangeable."""
+    order = pattern.means.order
+    verdict.expected, verdict.returned = len(expected), len(served)
+    want = {r.identity: r for r in expected}
+    got = {r.identity: r for r in served}
+    missing = [r for i, r in want.items() if i not in got]
+    extra = [r for i, r in got.items() if i not in want]
+    if order is not None and pattern.means.limit is not None and len(expected) == pattern.means.limit:
+        # At the limit boundary, records tied with the last expected one may stand in for each other.
+        boundary = _order_value(expected[-1], order.attribute) if expected else MISSING
+        tied = [r for r in missing if _order_value(r, order.attribute) == boundary]
+        swaps = [r for r in extra if _order_value(r, order.attribute) == boundary]
+        if len(tied) == len(swaps):
+            missing = [r for r in missing if r not in tied]
+            extra = [r for r in extra if r not in swaps]
+    verdict.missing = [dict(r.key, entity=r.entity) for r in missing]
+    verdict.extra = [dict(r.key, entity=r.entity) for r in extra]
+    if order is not None and not missing and not extra:
+        values = [repr(_order_value(r, order.attribute)) for r in served]
+        verdict.out_of_order = values != [repr(_order_value(r, order.attribute)) for r in expected]
+    verdict.ok = not (verdict.missing or verdict.extra or verdict.out_of_order) and len(expected) == len(served)
+    return verdict
+
+
+def verify_pattern(rt: Runtime, name: str, params: Mapping[str, object], records: Iterable[Record]) -> Verdict:
+    """Run pattern ``name`` both ways over ``records`` (what was written) and compare."""
+    verdict = Verdict(name, dict(params))
+    try:
+        pattern = rt.pattern(name)
+        prepared = rt.prepare_params(name, params)
+        page = rt.run(name, prepared)
+        expected = evaluate_means(pattern, prepared, records)
+    except Exception as exc:  # a failing pattern is a finding to report, not a crash of the check
+        verdict.ok, verdict.error = False, f"{type(exc).__name__}: {exc}"
+        return verdict
+    verdict.stats = page.stats
+    return compare(pattern, expected, page.items, verdict)
