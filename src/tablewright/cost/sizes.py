@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from tablewright.design.model import Attribute, Design, Entity
+from tablewright.design.model import Attribute, Design, Entity, Projection
 
 # Canonical values per format: the seeds' own examples, so sizes match what the designs store.
 FORMAT_SAMPLES: dict[str, object] = {
@@ -231,22 +231,24 @@ def entity_size(design: Design, entity: str) -> EntitySize:
     return EntitySize(item_size(typical), largest, "attributes")
 
 
-def index_entry_size(design: Design, entity: str, index: str) -> int:
+def index_entry_size(design: Design, entity: str, index: str, projection: Projection | None = None) -> int:
     """Bytes of one entity item's entry in an index, by the index's projection.
 
     KEYS_ONLY keeps the table and index keys; INCLUDE adds the named attributes; ALL is the whole
-    item (the declared ``item_size`` when given).
+    item (the declared ``item_size`` when given). ``projection`` overrides the index's own (to
+    price an alternative).
     """
     ent = design.entities[entity]
     table = design.tables[ent.table]
     idx = table.indexes[index]
+    projection = projection or idx.projection
     whole = entity_size(design, entity).typical
-    if idx.projection.type == "ALL":
+    if projection.type == "ALL":
         return whole
     item = sample_item(ent) or {}
     keep = {table.partition_key.name, idx.partition_key.name}
     keep |= {k.name for k in (table.sort_key, idx.sort_key) if k is not None}
-    if idx.projection.type == "INCLUDE":
-        keep |= set(idx.projection.attributes)
+    if projection.type == "INCLUDE":
+        keep |= set(projection.attributes)
     # An entry never exceeds the whole item (the declared item_size may be smaller than our guess).
     return min(whole, item_size({k: v for k, v in item.items() if k in keep}))

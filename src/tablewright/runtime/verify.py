@@ -43,14 +43,18 @@ class Verdict:
             return "ok"
         parts = []
         if self.missing:
-            parts.append(f"{len(self.missing)} missing (e.g. {self.missing[0]})")
+            parts.append(f"{len(self.missing)} missing (e.g. {_short(self.missing[0])})")
         if self.extra:
-            parts.append(f"{len(self.extra)} extra (e.g. {self.extra[0]})")
+            parts.append(f"{len(self.extra)} extra (e.g. {_short(self.extra[0])})")
         if self.out_of_order:
             parts.append("out of order")
         if self.expected != self.returned:
             parts.append(f"expected {self.expected} items, served {self.returned}")
         return "; ".join(parts)
+
+
+def _short(key: Mapping[str, object]) -> str:
+    return f"{key.get('entity')} " + "/".join(str(v) for k, v in key.items() if k != "entity")
 
 
 class _SortKey:

@@ -17,6 +17,7 @@ from ..actions import (
 )
 from ..capacity import Consumed, read_units
 from ..expressions.projections import project_paths
+from ..expressions.resolve import Scope
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -99,7 +100,9 @@ def _returned(returns: str, action: Update, expressions: Expressions) -> dict | 
         return action.new
     if returns in ("UPDATED_OLD", "UPDATED_NEW") and expressions.update is not None:
         source = (action.old or {}) if returns == "UPDATED_OLD" else (action.new or {})
-        paths = ex.updated_paths(expressions.update, expressions.names)
+        # DynamoDB returns exactly the document paths the actions touched, nested ones included.
+        scope = Scope(expressions.update.kind, expressions.names, None)
+        paths = [scope.path(action.path) for action in expressions.update.actions]
         return project_paths(paths, source) or None
     return None
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from tablewright.cost.estimate import SECONDS_PER_MONTH
 from tablewright.cost.prices import default_prices
 from tablewright.cost.sizes import entity_size, index_entry_size, read_units, write_units
+from tablewright.design.model import Projection
 
 from ..context import Context, index_path, pattern_path
 from ..registry import Hit, rule
@@ -132,19 +133,14 @@ def projection_too_wide(ctx: Context) -> Iterator[Hit]:
                     fetch += cost.calls * cost.items_per_call * read_units(size) * prices.read_request_unit
             if extra >= PROJECTION_MIN_DOLLARS and fetch < extra * PROJECTION_SAVING:
                 yield Hit(
-                    index_path(tname, iname, "projection") if False else index_path(tname, iname),
+                    index_path(tname, iname),
                     f"GSI {iname} of table {tname} projects ALL: ${extra:,.2f}/month more than KEYS_ONLY, while "
                     f"fetching what its patterns return from the table would cost ${fetch:,.2f}/month",
                 )
 
 
 def _keys_only_size(ctx: Context, entity: str, table: str, index: str) -> int:
-    saved = ctx.design.tables[table].indexes[index].projection
-    try:
-        ctx.design.tables[table].indexes[index].projection = type(saved)("KEYS_ONLY")
-        return index_entry_size(ctx.design, entity, index)
-    finally:
-        ctx.design.tables[table].indexes[index].projection = saved
+    return index_entry_size(ctx.design, entity, index, Projection("KEYS_ONLY"))
 
 
 @rule(

@@ -1,0 +1,236 @@
+"""Access pattern rules (TW3xx): scans, wasteful filters, Limit with filters, oversize pages, patterns
+the keys cannot serve."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewright.cost import analysis
+from tablewright.cost.sizes import entity_size, index_entry_size
+from tablewright.design.model import AccessPattern
+from tablewright.design.predicates import Node, Path
+
+from ..context import Context, pattern_path
+from ..registry import Hit, rule
+
+FREQUENT = 1 / 3600  # a scan more often than hourly is on a frequent path
+SMALL_TABLE_ITEMS = 1000  # below this (declared) a scan is one cheap page
+DISCARD_SHARE = 0.5  # a filter that drops more than half of what it reads
+PAGE_BYTES = 1024 * 1024
+
+
+def _rate(ctx: Context, pattern: AccessPattern) -> str:
+    rate = ctx.reads_per_second(pattern.name)
+    if rate is None:
+        return "no declared rate"
+    for unit, seconds in (("s", 1), ("min", 60), ("hour", 3600), ("day", 86400)):
+        if rate * seconds >= 1:
+            return f"{rate * seconds:,.3g}/{unit}"
+    return f"{rate * 86400 * 30.4:,.3g}/month"
+
+
+def _equalities(pattern: AccessPattern) -> list[str]:
+    """Attributes ``means.where`` tests for equality: candidates for a key."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, Node):
+            if node.op == "eq":
+                found.extend(a.text for a in node.args if isinstance(a, Path))
+            if node.op in ("and", "eq"):
+                for arg in node.args:
+                    walk(arg)
+
+    if pattern.means.where is not None:
+        walk(pattern.means.where.tree)
+    return found
+
+
+@rule(
+    "TW301",
+    "scan-on-frequent-path",
+    "patterns",
+    "warning",
+    "A frequent access pattern is served by a Scan.",
+    "A Scan reads (and is charged for) every item in the table, 1 MB per page, before any filter; its cost "
+    "and latency grow with the table, not with the result.",
+    "Serve the pattern with a Query: give it a key (a GSI on the attributes it selects by, sparse if only "
+    "some items qualify).",
+)
+def scan_frequent(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        if pattern.served.op != "scan":
+            continue
+        rate = ctx.reads_per_second(pattern.name)
+        table = analysis.pattern_table(ctx.design, pattern) or "?"
+        items = sum(analysis.items_of(ctx.design, e) for e in analysis.entities_in(ctx.design, table, None))
+        if rate is not None and (rate < FREQUENT or (items and items < SMALL_TABLE_ITEMS)):
+            continue
+        keys = _equalities(pattern)
+        hint = f"; a GSI keyed on {', '.join(keys)} would serve it" if keys else ""
+        size = f"{items:,} items" if items else "size not declared"
+        yield Hit(
+            pattern_path(pattern.name, "served"),
+            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{hint}",
+        )
+
+
+@rule(
+    "TW302",
+    "filter-discards-most",
+    "patterns",
+    "warning",
+    "A filter drops most of the items the request reads.",
+    "A FilterExpression is applied after the read: DynamoDB charges for every item read, kept or not, "
+    "and a page can come back nearly empty.",
+    "Move the filtered attribute into the key: a composite sort key (TYPE#timestamp) or a GSI keyed on it.",
+)
+def filter_discards(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        served = pattern.served
+        if served.filter is None:
+            continue
+        kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
+        if kept is None or kept >= 1 - DISCARD_SHARE:
+            continue
+        yield Hit(
+            pattern_path(pattern.name, "served", "filter"),
+            f"pattern {pattern.name}: filter {served.filter.text!r} keeps about {kept:.0%} of what it reads "
+            f"(values assumed equally common): ~{1 / kept:.0f}x the reads per result",
+        )
+
+
+@rule(
+    "TW303",
+    "limit-with-filter",
+    "patterns",
+    "warning",
+    "A request combines Limit (page_size) with a filter.",
+    "Limit caps the items DynamoDB reads, before the filter: a page can hold fewer matches than asked, or "
+    "none, while more exist. Code that takes the first page (the van design's 'latest status', Limit=1 "
+    "with a filter) returns nothing or the wrong item.",
+    "Keep paging until means.limit matches are found (the runtime does), raise page_size, or put the "
+    "filtered attribute into the key so no filter is needed.",
+)
+def limit_with_filter(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        served = pattern.served
+        if served.filter is None or not served.page_size:
+            continue
+        kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
+        wanted = pattern.means.limit or 1
+        expected = served.page_size * kept if kept is not None else None
+        short = expected is not None and expected < wanted
+        detail = (
+            f"a page of {served.page_size} holds ~{expected:.2g} matches for a limit of {wanted}"
+            if expected is not None
+            else f"a page of {served.page_size} may hold no match"
+        )
+        yield Hit(
+            pattern_path(pattern.name, "served", "page_size"),
+            f"pattern {pattern.name}: Limit {served.page_size} applies before filter {served.filter.text!r}; {detail}",
+            severity="error" if short else None,
+        )
+
+
+@rule(
+    "TW304",
+    "unpaginated-large-result",
+    "patterns",
+    "warning",
+    "A pattern without a limit can read more than 1 MB per call.",
+    "Query and Scan return at most 1 MB per call (before filters) and a LastEvaluatedKey; a caller that "
+    "does not follow it silently gets a partial result.",
+    "Give the pattern a limit (means.limit) and page with a cursor, or narrow the key condition.",
+)
+def large_result(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        served = pattern.served
+        if served.op not in ("query", "scan") or pattern.means.limit:
+            continue
+        rows = analysis.rows_read(ctx.design, pattern)
+        if rows.assumed or not rows.items:
+            continue
+        entity = served.via or pattern.returns[0]
+        size = index_entry_size(ctx.design, entity, served.index) if served.index else entity_size(ctx.design, entity).typical
+        total = rows.items * size
+        if total > PAGE_BYTES:
+            yield Hit(
+                pattern_path(pattern.name),
+                f"pattern {pattern.name} can read {rows.items:,.0f} items (~{total / PAGE_BYTES:,.1f} MB, {rows.why}) "
+                "with no limit: DynamoDB returns 1 MB per call",
+            )
+
+
+@rule(
+    "TW305",
+    "unservable-pattern",
+    "patterns",
+    "error",
+    "A pattern's key cannot be composed from its parameters.",
+    "A Query needs the whole partition key value and a GetItem the whole primary key; if a template field "
+    "is neither a parameter nor bound to a literal, no request can be built.",
+    "Add the missing parameter, bind the field in served.partition, or serve the pattern from an index "
+    "whose key the parameters do compose.",
+)
+def unservable(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        served = pattern.served
+        if served.op not in ("get", "query"):
+            continue
+        entry = served.entity_key
+        if entry is None:
+            yield Hit(
+                pattern_path(pattern.name, "served"),
+                f"pattern {pattern.name}: {served.via or pattern.returns[0]} has no key on "
+                f"{served.index or 'the table'}",
+            )
+            continue
+        missing = [f for f in entry.pk.fields if not _bindable(pattern, f)]
+        role = "partition key"
+        if not missing and served.op == "get" and entry.sk is not None:
+            missing, role = [f for f in entry.sk.fields if not _bindable(pattern, f)], "sort key"
+        if missing:
+            yield Hit(
+                pattern_path(pattern.name, "served"),
+                f"pattern {pattern.name}: the {role} {(entry.pk if role == 'partition key' else entry.sk).source!r} "  # type: ignore[union-attr]
+                f"needs {', '.join(missing)}, which is neither a parameter nor bound",
+            )
+
+
+def _bindable(pattern: AccessPattern, field: str) -> bool:
+    bound = pattern.served.partition.get(field)
+    if bound is not None:
+        return not (isinstance(bound, str) and bound.startswith(":")) or bound[1:] in pattern.params
+    return field in pattern.params
+
+
+@rule(
+    "TW306",
+    "order-not-served",
+    "patterns",
+    "warning",
+    "The order a pattern promises is not the order its key returns.",
+    "DynamoDB returns a Query's items in sort key order only (ScanIndexForward picks the direction); a "
+    "Scan returns them in no useful order. Any other order needs all items read and sorted by the caller.",
+    "Put the ordering attribute in the sort key (or an index's), or set forward to match the direction.",
+)
+def order_not_served(ctx: Context) -> Iterator[Hit]:
+    for pattern in ctx.design.patterns.values():
+        order, served, entry = pattern.means.order, pattern.served, pattern.served.entity_key
+        if order is None or served.op not in ("query", "scan") or entry is None:
+            continue
+        fields = entry.sk.fields if entry.sk is not None else ()
+        if served.op == "scan" or order.attribute not in fields:
+            where = "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
+            yield Hit(
+                pattern_path(pattern.name, "means", "order"),
+                f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it",
+            )
+        elif served.forward == order.descending and fields and fields[0] == order.attribute:
+            yield Hit(
+                pattern_path(pattern.name, "served"),
+                f"pattern {pattern.name} promises {order.attribute} {'desc' if order.descending else 'asc'} but "
+                f"reads with forward: {str(served.forward).lower()}",
+                severity="error",
+            )

@@ -1,0 +1,78 @@
+"""Finding example designs and their sample-data generators (the ``tablewright check`` convention).
+
+An example is a folder with ``design.yaml`` and optionally ``generate.py`` exposing
+``generate(seed, scale) -> {entity: [values, ...]}`` and ``params([seed, scale]) -> {pattern:
+[params, ...]}``. A design file given directly may have a ``generate.py`` beside it, or
+``<stem>.generate.py`` (for several designs in one folder, as in tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+
+@dataclass
+class Example:
+    """A design file and the generator module beside it (None when there is none)."""
+
+    design: Path
+    generator: Path | None
+
+    @property
+    def name(self) -> str:
+        """The example's name: its folder for ``design.yaml``, else the file stem."""
+        return self.design.parent.name if self.design.name == "design.yaml" else self.design.stem
+
+
+def _generator_for(design: Path) -> Path | None:
+    for candidate in (design.with_name(f"{design.stem}.generate.py"), design.with_name("generate.py")):
+        if candidate.is_file() and (design.name == "design.yaml" or candidate.name != "generate.py"):
+            return candidate
+    return None
+
+
+def find_examples(paths: list[Path]) -> list[Example]:
+    """Examples under the given paths: design files, example folders, or folders of examples."""
+    found: list[Example] = []
+    for path in paths:
+        if path.is_file():
+            found.append(Example(path, _generator_for(path)))
+        elif (path / "design.yaml").is_file():
+            found.append(Example(path / "design.yaml", _generator_for(path / "design.yaml")))
+        elif path.is_dir():
+            for design in sorted(path.glob("*/design.yaml")):
+                found.append(Example(design, _generator_for(design)))
+        else:
+            raise FileNotFoundError(f"{path}: no such design file or folder")
+    return found
+
+
+def load_generator(path: Path) -> ModuleType:
+    """Import a generator by file path; its folder is importable while it loads (for helper modules)."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
+    spec = importlib.util.spec_from_file_location(f"_tablewright_example_{digest}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    for required in ("generate", "params"):
+        if not callable(getattr(module, required, None)):
+            raise ImportError(f"{path}: a sample generator must define {required}() (see docs/runtime.md)")
+    return module
+
+
+def call_flexibly(function: Any, seed: int, scale: float) -> Any:
+    """Call ``params``/``generate`` with (seed, scale), as many as it accepts."""
+    accepted = len(inspect.signature(function).parameters)
+    return function(*(seed, scale)[:accepted])
