@@ -140,10 +140,10 @@ def _print_report(console: Console, report: dict) -> None:
 def check(paths: tuple[Path, ...], endpoint: str | None, scale: float, seed: int, fmt: str) -> None:
     """Validate designs, load sample data and check every access pattern's served against means."""
     console = Console(stderr=fmt == "json")
-    reports = [
-        check_example(example, endpoint, seed, scale, console, quiet=fmt == "json")
-        for example in find_examples(list(paths))
-    ]
+    examples = find_examples(list(paths))
+    if not examples:
+        raise click.UsageError(f"no design files found in {', '.join(map(str, paths))}")
+    reports = [check_example(example, endpoint, seed, scale, console, quiet=fmt == "json") for example in examples]
     if fmt == "json":
         sys.stdout.write(orjson.dumps({"designs": reports}, default=repr, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:

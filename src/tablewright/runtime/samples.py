@@ -39,7 +39,8 @@ def _generator_for(design: Path) -> Path | None:
 
 
 def find_examples(paths: list[Path]) -> list[Example]:
-    """Examples under the given paths: design files, example folders, or folders of examples."""
+    """Examples under the given paths: design files, example folders, folders of examples, or
+    folders of design files."""
     found: list[Example] = []
     for path in paths:
         if path.is_file():
@@ -47,8 +48,9 @@ def find_examples(paths: list[Path]) -> list[Example]:
         elif (path / "design.yaml").is_file():
             found.append(Example(path / "design.yaml", _generator_for(path / "design.yaml")))
         elif path.is_dir():
-            for design in sorted(path.glob("*/design.yaml")):
-                found.append(Example(design, _generator_for(design)))
+            # A folder of examples; failing that, a folder of loose design files.
+            designs = sorted(path.glob("*/design.yaml")) or sorted(path.glob("*.yaml"))
+            found += [Example(design, _generator_for(design)) for design in designs]
         else:
             raise FileNotFoundError(f"{path}: no such design file or folder")
     return found

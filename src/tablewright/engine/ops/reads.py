@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from ..actions import Expressions, reject_legacy
 from ..capacity import READ_UNIT, Consumed
 from ..catalog import IndexMeta, KeySchema, TableMeta
 from ..errors import ValidationException
+from ..expressions.nodes import PathExpr
 from ..types import encode_key, invalid, partition_hash, validate_item
 from .tables import require_table
 
@@ -184,6 +186,29 @@ def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tupl
     return " AND " + _RANGE_SQL[op], encoded
 
 
+def _attributes_in(node: Any, names: dict | None) -> Iterator[str]:
+    """The top-level attribute names an expression tree reads (placeholders resolved)."""
+    if isinstance(node, PathExpr):
+        first = node.elements[0]
+        yield (names or {}).get(first, first) if isinstance(first, str) else first
+    elif isinstance(node, tuple):
+        for element in node:
+            yield from _attributes_in(element, names)
+    elif dataclasses.is_dataclass(node):
+        for item in dataclasses.fields(node):
+            yield from _attributes_in(getattr(node, item.name), names)
+
+
+def _reject_key_filters(source: Source, expressions: Expressions) -> None:
+    if expressions.condition is None:
+        return
+    for name in _attributes_in(expressions.condition.root, expressions.names):
+        if name in source.key.names:
+            raise ValidationException(
+                f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {name}"
+            )
+
+
 def query(engine: Engine, request: dict) -> dict:
     source = _source(engine, request, "Query")
     if "KeyConditionExpression" not in request:
@@ -196,6 +221,7 @@ def query(engine: Engine, request: dict) -> dict:
         projection="ProjectionExpression",
         key_condition="KeyConditionExpression",
     )
+    _reject_key_filters(source, expressions)
     key = source.key
     condition = ex.resolve_key_condition(
         expressions.key_condition, expressions.names, expressions.values, key.hash_name, key.range_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tablewright.cost.sizes import entity_size, sample_item
+from tablewright.cost.sizes import sample_item
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
@@ -154,5 +154,3 @@ def key_too_long(ctx: Context) -> Iterator[Hit]:
                     f"{length:,} bytes (limit {limit:,})",
                 )
 
-
-__all__ = ["entity_size"]

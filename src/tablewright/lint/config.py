@@ -1,0 +1,96 @@
+"""Which rules run and how severe they are: rule defaults, then the design's ``lint:`` section, then a
+sidecar file, then the command line (each later one wins).
+
+The shape everywhere is ``{disable: [TW203, unused-index], severity: {TW105: warning}}``; rules may
+be named by id or name. The sidecar of ``design.yaml`` is ``design.lint.yaml`` beside it. ``batches``
+(``{Reading: 100}``) declares the largest batch an entity is written in, for TW402, until the design
+model has a place for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .registry import SEVERITIES, resolve
+
+SIDECAR_SUFFIX = ".lint.yaml"
+KEYS = ("disable", "severity", "batches")
+
+
+class LintConfigError(ValueError):
+    """A lint configuration names an unknown rule, severity or key; ``path`` says where."""
+
+    def __init__(self, message: str, path: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass
+class LintConfig:
+    """Disabled rule ids, severity overrides by rule id, and options for rules."""
+
+    disable: set[str] = field(default_factory=set)
+    severity: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def merged(self, later: LintConfig) -> LintConfig:
+        """This configuration overridden by ``later``."""
+        severity = {**self.severity, **later.severity}
+        disable = (self.disable - set(later.severity)) | later.disable
+        options = {**self.options, **{k: {**self.options.get(k, {}), **v} for k, v in later.options.items()}}
+        return LintConfig(disable, severity, options)
+
+    @classmethod
+    def from_mapping(cls, data: object, base: tuple[object, ...] = ()) -> LintConfig:
+        """Build from ``{disable, severity, batches}``; raises ``LintConfigError`` with the path of a fault."""
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise LintConfigError("the lint configuration must be a mapping with disable: and severity:", base)
+        for key in data:
+            if key not in KEYS:
+                raise LintConfigError(f"unknown lint configuration key {key!r} (use {', '.join(KEYS)})", (*base, key))
+        config = cls()
+        disable = data.get("disable") or []
+        for position, name in enumerate(disable if isinstance(disable, list) else [disable]):
+            config.disable.add(_rule(name, (*base, "disable", position)))
+        severity = data.get("severity") or {}
+        if not isinstance(severity, dict):
+            raise LintConfigError("severity: must map rule ids to info, warning or error", (*base, "severity"))
+        for name, level in severity.items():
+            if level not in SEVERITIES:
+                raise LintConfigError(
+                    f"severity {level!r} for {name} is not one of {', '.join(SEVERITIES)}", (*base, "severity", name)
+                )
+            config.severity[_rule(name, (*base, "severity", name))] = str(level)
+        batches = data.get("batches") or {}
+        if not isinstance(batches, dict) or not all(isinstance(v, int) and v > 0 for v in batches.values()):
+            raise LintConfigError("batches: must map entity names to a positive item count", (*base, "batches"))
+        if batches:
+            config.options["batches"] = dict(batches)
+        return config
+
+
+def _rule(name: object, path: tuple[object, ...]) -> str:
+    try:
+        return resolve(str(name))
+    except KeyError as exc:
+        raise LintConfigError(str(exc.args[0]), path) from None
+
+
+def sidecar_for(design_path: str | Path) -> Path:
+    """``design.yaml`` -> ``design.lint.yaml`` in the same directory."""
+    path = Path(design_path)
+    return path.with_name(path.name.rsplit(".", 1)[0] + SIDECAR_SUFFIX)
+
+
+def load_sidecar(design_path: str | Path) -> LintConfig:
+    """The sidecar's configuration, or an empty one when there is no sidecar."""
+    path = sidecar_for(design_path)
+    if not path.exists():
+        return LintConfig()
+    return LintConfig.from_mapping(yaml.safe_load(path.read_text(encoding="utf-8")))

@@ -1,0 +1,141 @@
+"""Run the rules over a design file: load it, apply the configuration, locate every hit.
+
+Locations come from the YAML itself (``tablewright.design.yamlsource``): a hit names a path in the
+document (``("tables", "t", "indexes", "GSI1")``) and the runner turns it into file, line and column,
+so rules never deal with positions.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from tablewright.design import DesignError, loads
+from tablewright.design.model import Design
+from tablewright.design.yamlsource import Source, load_source
+
+from . import rules as _rules  # noqa: F401  (registers every rule)
+from .config import LintConfig, LintConfigError, load_sidecar
+from .context import Context
+from .findings import Finding, Report
+from .registry import RULES, Hit, Rule, rule
+from .rules.conventions import CONVENTION_IDS
+
+_CONVENTION = re.compile(r"^convention (\w+): ")
+
+
+@rule(
+    "TW001",
+    "design-invalid",
+    "design",
+    "error",
+    "The design file does not load.",
+    "Nothing else can be checked until the design loads; the loader lists every problem it found.",
+    "Fix the problem the message names (docs/design-file.md documents every key).",
+)
+def _design_invalid(ctx: Context) -> list[Hit]:
+    return []  # reported by the runner from DesignError, not by a check
+
+
+@rule(
+    "TW002",
+    "lint-config-invalid",
+    "design",
+    "error",
+    "The lint configuration (lint: section or sidecar) is invalid.",
+    "An override that names an unknown rule or severity would silently do nothing.",
+    "Use rule ids (TW101) or names (low-cardinality-partition-key) and info, warning or error.",
+)
+def _config_invalid(ctx: Context) -> list[Hit]:
+    return []  # reported by the runner from LintConfigError
+
+
+def _finding(rule_: Rule, severity: str, source: Source, path: tuple[object, ...], message: str, fix: str | None) -> Finding:
+    line, column = source.where(path, key=True) if path else (1, 1)
+    return Finding(rule_.id, rule_.name, severity, source.file, line, column, message, rule_.why, fix or rule_.fix, path)
+
+
+def lint_design(design: Design, source: Source, config: LintConfig | None = None) -> list[Finding]:
+    """Run every enabled rule over a loaded design; ``source`` locates the hits."""
+    config = config or LintConfig()
+    ctx = Context(design, dict(config.options))
+    findings: list[Finding] = []
+    for rule_ in RULES.values():
+        if rule_.id in config.disable:
+            continue
+        for hit in rule_.check(ctx):
+            severity = config.severity.get(rule_.id) or hit.severity or rule_.severity
+            findings.append(_finding(rule_, severity, source, hit.path, hit.message, hit.fix))
+    return sorted(findings, key=lambda f: (f.file, f.line, f.column, f.rule))
+
+
+def _without_lint_section(text: str, source: Source) -> str:
+    """The text with the top-level ``lint:`` block blanked (same line count, so lines stay true)."""
+    if not isinstance(source.data, dict) or "lint" not in source.data:
+        return text
+    starts = sorted(line for (key, *rest), (line, _) in source.key_marks.items() if not rest)
+    first = source.key_marks[("lint",)][0]
+    later = [line for line in starts if line > first]
+    lines = text.splitlines(keepends=True)
+    end = later[0] - 1 if later else len(lines)
+    return "".join("\n" if first - 1 <= i < end else line for i, line in enumerate(lines))
+
+
+def _load_failure(rule_id: str, source: Source, error: DesignError, config: LintConfig) -> list[Finding]:
+    findings = []
+    for problem in error.problems:
+        match = _CONVENTION.match(problem.message)
+        rule_ = RULES[CONVENTION_IDS.get(match.group(1), rule_id) if match else rule_id]
+        if rule_.id in config.disable:
+            continue
+        severity = config.severity.get(rule_.id) or problem.severity
+        findings.append(
+            Finding(rule_.id, rule_.name, severity, problem.file, problem.line, problem.column, problem.message,
+                    rule_.why, problem.hint or rule_.fix)
+        )
+    return findings
+
+
+def lint_text(text: str, file: str = "<design>", config: LintConfig | None = None) -> list[Finding]:
+    """Lint design YAML text. ``config`` (e.g. from the command line) overrides the file's ``lint:``."""
+    try:
+        source = load_source(text, file)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        invalid = RULES["TW001"]
+        return [Finding("TW001", invalid.name, "error", file, line, column, f"YAML syntax: {exc.problem}", invalid.why, invalid.fix)]
+    own = LintConfig()
+    try:
+        if isinstance(source.data, dict):
+            own = LintConfig.from_mapping(source.data.get("lint"), ("lint",))
+    except LintConfigError as exc:
+        return [_finding(RULES["TW002"], "error", source, exc.path, str(exc), None)]
+    effective = own.merged(config or LintConfig())
+    try:
+        design = loads(_without_lint_section(text, source), file)
+    except DesignError as exc:
+        return _load_failure("TW001", source, exc, effective)
+    return lint_design(design, source, effective)
+
+
+def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Finding]:
+    """Lint a design file with its ``lint:`` section, its sidecar and then ``config``."""
+    file = Path(path)
+    try:
+        sidecar = load_sidecar(file)
+    except LintConfigError as exc:
+        invalid = RULES["TW002"]
+        return [Finding("TW002", invalid.name, "error", str(file), 1, 1, f"sidecar: {exc}", invalid.why, invalid.fix)]
+    return lint_text(file.read_text(encoding="utf-8"), str(file), sidecar.merged(config or LintConfig()))
+
+
+def lint_paths(paths: list[str | Path], config: LintConfig | None = None) -> Report:
+    """Lint several design files into one report."""
+    report = Report()
+    for path in paths:
+        report.files.append(str(path))
+        report.findings.extend(lint_file(path, config))
+    return report
