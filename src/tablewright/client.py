@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 import botocore
@@ -55,9 +56,20 @@ def _responder(engine: Engine):
     return respond
 
 
-def _session_kwargs(region_name: str) -> dict[str, Any]:
+_LOOPBACK = ("localhost", "127.", "[::1]")
+
+
+def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any]:
+    """Client arguments; dummy credentials where nobody checks them.
+
+    The in-process engine signs nothing, and a loopback endpoint (``tablewright serve`` without
+    ``--auth``) accepts any key. Asking botocore's credential chain first would, on a machine without
+    credentials, wait on the EC2 metadata service for seconds.
+    """
     kwargs: dict[str, Any] = {"region_name": region_name}
-    if boto3.Session().get_credentials() is None:
+    host = (urlsplit(endpoint_url).hostname or "") if endpoint_url else ""
+    local = endpoint_url is None or host.startswith(_LOOPBACK)
+    if local and not os.environ.get("AWS_ACCESS_KEY_ID") and not os.environ.get("AWS_PROFILE"):
         kwargs.update(aws_access_key_id="tablewright", aws_secret_access_key="tablewright")
     return kwargs
 
@@ -90,10 +102,12 @@ def connect(
     gives the Streams client for the same engine.
     """
     if endpoint_url is not None:
-        return boto3.client(service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name))
+        return boto3.client(
+            service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
+        )
     engine = engine or Engine(None if path is None else os.fspath(path))
     client = boto3.client(
-        service, endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name)
+        service, endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name, None)
     )
     _attach(client, engine)
     return client
@@ -110,11 +124,14 @@ def resource(
     """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
     if endpoint_url is not None:
         return boto3.resource(
-            "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name)
+            "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
         )
     engine = engine or Engine(None if path is None else os.fspath(path))
     dynamodb = boto3.resource(
-        "dynamodb", endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name)
+        "dynamodb",
+        endpoint_url=_LOCAL_URL,
+        config=_local_config(config),
+        **_session_kwargs(region_name, None),
     )
     _attach(dynamodb.meta.client, engine)
     return dynamodb

@@ -28,9 +28,20 @@ def test_float_is_refused(van):
 
 
 def test_keys_discriminator_and_computed_attributes_are_composed(nexus):
-    nexus.put("Task", {"userId": "u1", "taskId": "task_1", "title": "t", "status": "TODO",
-                       "dueUtc": "2025-03-01T09:00:00Z"}, now=NOW)
-    raw = nexus.client.get_item(TableName="ProductivityData", Key={"PK": {"S": "USER#u1"}, "SK": {"S": "TASK#task_1"}})
+    nexus.put(
+        "Task",
+        {
+            "userId": "u1",
+            "taskId": "task_1",
+            "title": "t",
+            "status": "TODO",
+            "dueUtc": "2025-03-01T09:00:00Z",
+        },
+        now=NOW,
+    )
+    raw = nexus.client.get_item(
+        TableName="ProductivityData", Key={"PK": {"S": "USER#u1"}, "SK": {"S": "TASK#task_1"}}
+    )
     item = raw["Item"]
     assert item["entityType"] == {"S": "TASK"}
     assert item["GSI1PK"] == {"S": "USER#u1#2025"} and item["GSI1SK"] == {"S": "2025-03-01T09:00:00Z"}
@@ -49,7 +60,9 @@ def test_ttl_is_epoch_seconds(van):
 def test_update_recomputes_sparse_index_keys(nexus):
     nexus.put("Task", {"userId": "u1", "taskId": "task_1", "title": "t", "status": "TODO"}, now=NOW)
     nexus.update("Task", {"userId": "u1", "taskId": "task_1"}, {"status": "BACKLOG"}, expected_version=1)
-    raw = nexus.client.get_item(TableName="ProductivityData", Key={"PK": {"S": "USER#u1"}, "SK": {"S": "TASK#task_1"}})
+    raw = nexus.client.get_item(
+        TableName="ProductivityData", Key={"PK": {"S": "USER#u1"}, "SK": {"S": "TASK#task_1"}}
+    )
     assert "GSI3PK" not in raw["Item"] and raw["Item"]["version"] == {"N": "2"}
     assert raw["Item"]["createdAt"] == {"S": "2025-01-15T12:00:00Z"}
 

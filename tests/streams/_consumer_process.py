@@ -25,14 +25,22 @@ def main(db: str, checkpoint: str, log: str, tag: str, mode: str) -> None:
 
     def handler(event: dict) -> None:
         lines = [
-            json.dumps({"run": tag, "seq": r["dynamodb"]["SequenceNumber"], "key": r["dynamodb"]["Keys"]["pk"]["S"]})
+            json.dumps(
+                {"run": tag, "seq": r["dynamodb"]["SequenceNumber"], "key": r["dynamodb"]["Keys"]["pk"]["S"]}
+            )
             for r in event["Records"]
         ]
         os.write(fd, ("\n".join(lines) + "\n").encode())
         time.sleep(0.02)  # slow enough that the test can kill it mid-stream
 
     consumer = StreamConsumer(
-        ddb, streams, "orders", handler, checkpoint=FileCheckpoint(checkpoint), batch_size=5, poll_interval=0.01
+        ddb,
+        streams,
+        "orders",
+        handler,
+        checkpoint=FileCheckpoint(checkpoint),
+        batch_size=5,
+        poll_interval=0.01,
     )
     if mode == "drain":
         consumer.drain()

@@ -21,7 +21,9 @@ class MovableClock:
         self.offset += seconds
 
 
-def create_table(client: Any, name: str = "orders", view: str | None = "NEW_AND_OLD_IMAGES", sort_key: bool = False) -> str | None:
+def create_table(
+    client: Any, name: str = "orders", view: str | None = "NEW_AND_OLD_IMAGES", sort_key: bool = False
+) -> str | None:
     """Create a table (with a stream of ``view`` unless None); return the stream ARN."""
     keys = [{"AttributeName": "pk", "KeyType": "HASH"}]
     attributes = [{"AttributeName": "pk", "AttributeType": "S"}]
@@ -30,7 +32,11 @@ def create_table(client: Any, name: str = "orders", view: str | None = "NEW_AND_
         attributes.append({"AttributeName": "sk", "AttributeType": "N"})
     extra = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": view}} if view else {}
     table = client.create_table(
-        TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST", **extra
+        TableName=name,
+        KeySchema=keys,
+        AttributeDefinitions=attributes,
+        BillingMode="PAY_PER_REQUEST",
+        **extra,
     )["TableDescription"]
     return table.get("LatestStreamArn")
 
@@ -41,9 +47,9 @@ def shard_of(streams: Any, arn: str) -> str:
 
 def iterator(streams: Any, arn: str, kind: str = "TRIM_HORIZON", sequence: str | None = None) -> str:
     extra = {"SequenceNumber": sequence} if sequence else {}
-    return streams.get_shard_iterator(StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind, **extra)[
-        "ShardIterator"
-    ]
+    return streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind, **extra
+    )["ShardIterator"]
 
 
 def read_all(streams: Any, arn: str, start: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:

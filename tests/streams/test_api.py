@@ -60,8 +60,7 @@ def test_list_streams_of_a_missing_table_is_not_found(streams):
 
 def test_describe_stream_reports_the_table_and_one_shard(ddb, streams):
     arn = create_table(ddb, sort_key=True)
-    _put_sorted = ddb.put_item(TableName="orders", Item={"pk": {"S": "a"}, "sk": {"N": "1"}})
-    assert _put_sorted is not None
+    ddb.put_item(TableName="orders", Item={"pk": {"S": "a"}, "sk": {"N": "1"}})
     first = read_all(streams, arn)[0]["dynamodb"]["SequenceNumber"]
 
     description = streams.describe_stream(StreamArn=arn)["StreamDescription"]
@@ -75,7 +74,10 @@ def test_describe_stream_reports_the_table_and_one_shard(ddb, streams):
         {"AttributeName": "sk", "KeyType": "RANGE"},
     ]
     assert description["StreamLabel"] == arn.rsplit("/", 1)[1]
-    assert description["CreationRequestDateTime"].strftime("%Y-%m-%dT%H:%M:%S") == description["StreamLabel"][:19]
+    assert (
+        description["CreationRequestDateTime"].strftime("%Y-%m-%dT%H:%M:%S")
+        == description["StreamLabel"][:19]
+    )
     (shard,) = description["Shards"]
     assert shard["ShardId"].startswith("shardId-")
     assert shard["SequenceNumberRange"] == {"StartingSequenceNumber": first}
@@ -117,8 +119,15 @@ def test_iterator_types_start_where_they_say(ddb, streams):
     _put(ddb, "d")
 
     assert _keys(read_all(streams, arn, iterator(streams, arn, "TRIM_HORIZON"))) == ["a", "b", "c", "d"]
-    assert _keys(read_all(streams, arn, iterator(streams, arn, "AT_SEQUENCE_NUMBER", second))) == ["b", "c", "d"]
-    assert _keys(read_all(streams, arn, iterator(streams, arn, "AFTER_SEQUENCE_NUMBER", second))) == ["c", "d"]
+    assert _keys(read_all(streams, arn, iterator(streams, arn, "AT_SEQUENCE_NUMBER", second))) == [
+        "b",
+        "c",
+        "d",
+    ]
+    assert _keys(read_all(streams, arn, iterator(streams, arn, "AFTER_SEQUENCE_NUMBER", second))) == [
+        "c",
+        "d",
+    ]
     assert _keys(read_all(streams, arn, latest)) == ["d"]
 
 
@@ -149,7 +158,9 @@ def test_bad_sequence_numbers_are_refused(ddb, streams, kind, sequence, code):
     _put(ddb, "a")
     extra = {"SequenceNumber": sequence} if sequence else {}
     with pytest.raises(ClientError) as excinfo:
-        streams.get_shard_iterator(StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind, **extra)
+        streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind, **extra
+        )
     assert _code(excinfo) == code
 
 
@@ -191,9 +202,10 @@ def test_forged_and_altered_iterators_are_refused(ddb, streams):
     arn = create_table(ddb)
     _put(ddb, "a")
     latest = iterator(streams, arn, "LATEST")
-    other_engine = tablewright.connect(service="dynamodbstreams", engine=Engine())
-    create_table(tablewright.connect(engine=other_engine._tablewright_engine))
-    foreign = iterator(other_engine, other_engine.list_streams()["Streams"][0]["StreamArn"])
+    with Engine() as other:
+        create_table(tablewright.connect(engine=other))
+        other_streams = tablewright.connect(service="dynamodbstreams", engine=other)
+        foreign = iterator(other_streams, other_streams.list_streams()["Streams"][0]["StreamArn"])
 
     for bad in (_tampered(latest), "garbage", latest[:-4] + "AAAA", foreign):
         with pytest.raises(ClientError) as excinfo:
@@ -208,7 +220,9 @@ def test_engines_sharing_a_file_accept_each_others_iterators(tmp_path):
         arn = create_table(ddb)
         _put(ddb, "a")
         token = iterator(tablewright.connect(service="dynamodbstreams", engine=first), arn)
-        records = tablewright.connect(service="dynamodbstreams", engine=second).get_records(ShardIterator=token)
+        records = tablewright.connect(service="dynamodbstreams", engine=second).get_records(
+            ShardIterator=token
+        )
         assert _keys(records["Records"]) == ["a"]
 
 
@@ -232,7 +246,9 @@ def test_records_older_than_24_hours_are_trimmed(ddb, streams, clock, engine):
     assert _keys(read_all(streams, arn)) == ["new"]
     with pytest.raises(ClientError) as excinfo:
         streams.get_shard_iterator(
-            StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType="AT_SEQUENCE_NUMBER",
+            StreamArn=arn,
+            ShardId=shard_of(streams, arn),
+            ShardIteratorType="AT_SEQUENCE_NUMBER",
             SequenceNumber=old_sequence,
         )
     assert _code(excinfo) == "TrimmedDataAccessException"

@@ -50,8 +50,12 @@ def _consumer(ddb, streams, handler, **options) -> StreamConsumer:
 
 def test_the_handler_gets_lambda_shaped_events(ddb, streams, engine, clock):
     arn = create_table(ddb)
-    ddb.update_time_to_live(TableName="orders", TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"})
-    ddb.put_item(TableName="orders", Item={"pk": {"S": "a"}, "blob": {"B": b"\x00\x01"}, "ttl": {"N": "1000"}})
+    ddb.update_time_to_live(
+        TableName="orders", TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
+    )
+    ddb.put_item(
+        TableName="orders", Item={"pk": {"S": "a"}, "blob": {"B": b"\x00\x01"}, "ttl": {"N": "1000"}}
+    )
     engine.sweep_ttl(now=1001)
     handler = Recorder()
 
@@ -146,8 +150,14 @@ def test_a_dead_letter_callback_takes_the_failed_batch_and_the_consumer_moves_on
     handler = Recorder(failures=2)  # the first batch fails both of its attempts
 
     _consumer(
-        ddb, streams, handler, batch_size=2, max_retries=1,
-        dead_letter=lambda event, error: dead.append(([r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]], str(error))),
+        ddb,
+        streams,
+        handler,
+        batch_size=2,
+        max_retries=1,
+        dead_letter=lambda event, error: dead.append(
+            ([r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]], str(error))
+        ),
     ).drain()
 
     assert dead == [(["a", "b"], "handler is down")]
@@ -164,12 +174,22 @@ def test_filters_pick_records_like_lambda_event_filtering(ddb, streams):
     removed_or_prefixed = Recorder()
     checkpoint = MemoryCheckpoint()
 
-    _consumer(ddb, streams, paid, checkpoint=checkpoint,
-              filter={"eventName": ["INSERT"], "dynamodb": {"NewImage": {"status": {"S": ["paid"]}}}}).drain()
-    _consumer(ddb, streams, removed_or_prefixed, filter=[
-        {"eventName": ["REMOVE"]},
-        {"dynamodb": {"Keys": {"pk": {"S": [{"prefix": "ord-"}]}}}},
-    ]).drain()
+    _consumer(
+        ddb,
+        streams,
+        paid,
+        checkpoint=checkpoint,
+        filter={"eventName": ["INSERT"], "dynamodb": {"NewImage": {"status": {"S": ["paid"]}}}},
+    ).drain()
+    _consumer(
+        ddb,
+        streams,
+        removed_or_prefixed,
+        filter=[
+            {"eventName": ["REMOVE"]},
+            {"dynamodb": {"Keys": {"pk": {"S": [{"prefix": "ord-"}]}}}},
+        ],
+    ).drain()
 
     assert paid.keys == ["b", "ord-c"]
     assert removed_or_prefixed.keys == ["ord-c", "a"]
@@ -199,7 +219,9 @@ def test_a_table_checkpoint_survives_a_new_consumer(ddb, streams):
     _put(ddb, "b")
     handler = Recorder()
 
-    _consumer(ddb, streams, handler, checkpoint=TableCheckpoint(ddb, "consumer-positions", "orders-mailer")).drain()
+    _consumer(
+        ddb, streams, handler, checkpoint=TableCheckpoint(ddb, "consumer-positions", "orders-mailer")
+    ).drain()
 
     assert handler.keys == ["b"]
     assert TableCheckpoint(ddb, "consumer-positions", "someone-else").load() is None

@@ -27,7 +27,10 @@ def _changes(ddb, start: int, count: int) -> None:
             ddb.delete_item(TableName="orders", Key=key)
         else:
             ddb.update_item(
-                TableName="orders", Key=key, UpdateExpression="SET n = :n", ExpressionAttributeValues={":n": {"N": str(n)}}
+                TableName="orders",
+                Key=key,
+                UpdateExpression="SET n = :n",
+                ExpressionAttributeValues={":n": {"N": str(n)}},
             )
 
 
@@ -42,7 +45,13 @@ def _handled(log: Path) -> list[dict]:
 
 
 def _spawn(tmp_path: Path, tag: str, mode: str) -> subprocess.Popen:
-    arguments = [str(tmp_path / "app.db"), str(tmp_path / "checkpoint.json"), str(tmp_path / "handled.log"), tag, mode]
+    arguments = [
+        str(tmp_path / "app.db"),
+        str(tmp_path / "checkpoint.json"),
+        str(tmp_path / "handled.log"),
+        tag,
+        mode,
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     return subprocess.Popen([sys.executable, str(SCRIPT), *arguments], env=env)
 
@@ -77,6 +86,8 @@ def test_a_killed_consumer_resumes_from_its_checkpoint_without_losing_changes(tm
     assert len(truth) > 390  # 400 changes; a delete of an item that does not exist writes no record
     assert {e["seq"] for e in handled} == {r["dynamodb"]["SequenceNumber"] for r in truth}
     for item in {r["dynamodb"]["Keys"]["pk"]["S"] for r in truth}:
-        expected = [r["dynamodb"]["SequenceNumber"] for r in truth if r["dynamodb"]["Keys"]["pk"]["S"] == item]
+        expected = [
+            r["dynamodb"]["SequenceNumber"] for r in truth if r["dynamodb"]["Keys"]["pk"]["S"] == item
+        ]
         first_deliveries = list(dict.fromkeys(e["seq"] for e in handled if e["key"] == item))
         assert first_deliveries == expected, f"changes of {item} were handled out of order"

@@ -21,7 +21,10 @@ def test_insert_modify_remove_carry_the_images_of_the_view_type(ddb, streams, vi
     key = {"pk": {"S": "o1"}}
     ddb.put_item(TableName="orders", Item={**key, "status": {"S": "new"}})
     ddb.update_item(
-        TableName="orders", Key=key, UpdateExpression="SET #s = :s", ExpressionAttributeNames={"#s": "status"},
+        TableName="orders",
+        Key=key,
+        UpdateExpression="SET #s = :s",
+        ExpressionAttributeNames={"#s": "status"},
         ExpressionAttributeValues={":s": {"S": "paid"}},
     )
     ddb.delete_item(TableName="orders", Key=key)
@@ -48,20 +51,28 @@ def test_writes_that_change_nothing_produce_no_record(ddb, streams):
     ddb.put_item(TableName="orders", Item=item)
     ddb.put_item(TableName="orders", Item={"pk": {"S": "o1"}, "n": {"N": "1"}})  # same number, other spelling
     ddb.update_item(
-        TableName="orders", Key={"pk": {"S": "o1"}}, UpdateExpression="SET n = :n",
+        TableName="orders",
+        Key={"pk": {"S": "o1"}},
+        UpdateExpression="SET n = :n",
         ExpressionAttributeValues={":n": {"N": "1"}},
     )
     ddb.delete_item(TableName="orders", Key={"pk": {"S": "missing"}})
     with pytest.raises(ddb.exceptions.ConditionalCheckFailedException):
-        ddb.put_item(TableName="orders", Item={"pk": {"S": "o1"}, "n": {"N": "2"}}, ConditionExpression="n = :x",
-                     ExpressionAttributeValues={":x": {"N": "5"}})
+        ddb.put_item(
+            TableName="orders",
+            Item={"pk": {"S": "o1"}, "n": {"N": "2"}},
+            ConditionExpression="n = :x",
+            ExpressionAttributeValues={":x": {"N": "5"}},
+        )
 
     assert [r["eventName"] for r in read_all(streams, arn)] == ["INSERT"]
 
 
 def test_ttl_deletions_are_marked_as_done_by_the_service(ddb, streams, engine, clock):
     arn = create_table(ddb)
-    ddb.update_time_to_live(TableName="orders", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"})
+    ddb.update_time_to_live(
+        TableName="orders", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
+    )
     now = int(clock())
     ddb.put_item(TableName="orders", Item={"pk": {"S": "old"}, "expires": {"N": str(now - 10)}})
     ddb.put_item(TableName="orders", Item={"pk": {"S": "fresh"}, "expires": {"N": str(now + 3600)}})
@@ -77,11 +88,13 @@ def test_ttl_deletions_are_marked_as_done_by_the_service(ddb, streams, engine, c
 
 def test_records_of_one_item_come_in_write_order_with_increasing_sequence_numbers(ddb, streams):
     arn = create_table(ddb, sort_key=True)
-    for round_ in range(30):
+    for _ in range(30):
         for item in range(3):
             ddb.update_item(
-                TableName="orders", Key={"pk": {"S": f"p{item}"}, "sk": {"N": "1"}},
-                UpdateExpression="ADD n :one", ExpressionAttributeValues={":one": {"N": "1"}},
+                TableName="orders",
+                Key={"pk": {"S": f"p{item}"}, "sk": {"N": "1"}},
+                UpdateExpression="ADD n :one",
+                ExpressionAttributeValues={":one": {"N": "1"}},
             )
 
     records = read_all(streams, arn, limit=7)
@@ -90,24 +103,41 @@ def test_records_of_one_item_come_in_write_order_with_increasing_sequence_number
     sequence_numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert sequence_numbers == sorted(set(sequence_numbers))
     for item in range(3):
-        counts = [r["dynamodb"]["NewImage"]["n"]["N"] for r in records if r["dynamodb"]["Keys"]["pk"]["S"] == f"p{item}"]
+        counts = [
+            r["dynamodb"]["NewImage"]["n"]["N"]
+            for r in records
+            if r["dynamodb"]["Keys"]["pk"]["S"] == f"p{item}"
+        ]
         assert counts == [str(i) for i in range(1, 31)]
 
 
 def test_transactions_write_one_record_per_changed_item_and_none_when_cancelled(ddb, streams):
     arn = create_table(ddb)
-    ddb.transact_write_items(TransactItems=[
-        {"Put": {"TableName": "orders", "Item": {"pk": {"S": "a"}}}},
-        {"Put": {"TableName": "orders", "Item": {"pk": {"S": "b"}}}},
-    ])
+    ddb.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": "orders", "Item": {"pk": {"S": "a"}}}},
+            {"Put": {"TableName": "orders", "Item": {"pk": {"S": "b"}}}},
+        ]
+    )
     with pytest.raises(ddb.exceptions.TransactionCanceledException):
-        ddb.transact_write_items(TransactItems=[
-            {"Delete": {"TableName": "orders", "Key": {"pk": {"S": "a"}}}},
-            {"Put": {"TableName": "orders", "Item": {"pk": {"S": "b"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
-        ])
+        ddb.transact_write_items(
+            TransactItems=[
+                {"Delete": {"TableName": "orders", "Key": {"pk": {"S": "a"}}}},
+                {
+                    "Put": {
+                        "TableName": "orders",
+                        "Item": {"pk": {"S": "b"}},
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
 
     records = read_all(streams, arn)
-    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [("INSERT", "a"), ("INSERT", "b")]
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [
+        ("INSERT", "a"),
+        ("INSERT", "b"),
+    ]
 
 
 def test_wire_record_has_sequence_number_creation_time_and_size(engine, ddb, streams, clock):

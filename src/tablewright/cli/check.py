@@ -52,7 +52,9 @@ def _batches(attribute: str | None, values: list[dict]) -> Iterable[list[dict]]:
     yield from groups.values()
 
 
-def check_example(example: Example, endpoint: str | None, seed: int, scale: float, console: Console, quiet: bool) -> dict:
+def check_example(
+    example: Example, endpoint: str | None, seed: int, scale: float, console: Console, quiet: bool
+) -> dict:
     """Check one design; returns a JSON-ready report (``status``: pass, fail or invalid)."""
     report: dict = {"design": str(example.design), "name": example.name, "patterns": [], "status": "pass"}
     started = time.perf_counter()
@@ -94,7 +96,10 @@ def check_example(example: Example, endpoint: str | None, seed: int, scale: floa
 def _verdict_json(verdict: Verdict) -> dict:
     return {
         "pattern": verdict.pattern,
-        "params": {k: v if isinstance(v, str | int | float | bool) or v is None else repr(v) for k, v in verdict.params.items()},
+        "params": {
+            k: v if isinstance(v, str | int | float | bool) or v is None else repr(v)
+            for k, v in verdict.params.items()
+        },
         "status": "pass" if verdict.ok else "fail",
         "detail": verdict.summary(),
         "expected": verdict.expected,
@@ -133,7 +138,9 @@ def _print_report(console: Console, report: dict) -> None:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--endpoint", "endpoint", default=None, help="DynamoDB endpoint URL instead of a fresh embedded engine.")
+@click.option(
+    "--endpoint", "endpoint", default=None, help="DynamoDB endpoint URL instead of a fresh embedded engine."
+)
 @click.option("--scale", default=1.0, show_default=True, help="Sample data size multiplier.")
 @click.option("--seed", default=1, show_default=True, help="Sample data random seed.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -143,9 +150,13 @@ def check(paths: tuple[Path, ...], endpoint: str | None, scale: float, seed: int
     examples = find_examples(list(paths))
     if not examples:
         raise click.UsageError(f"no design files found in {', '.join(map(str, paths))}")
-    reports = [check_example(example, endpoint, seed, scale, console, quiet=fmt == "json") for example in examples]
+    reports = [
+        check_example(example, endpoint, seed, scale, console, quiet=fmt == "json") for example in examples
+    ]
     if fmt == "json":
-        sys.stdout.write(orjson.dumps({"designs": reports}, default=repr, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(
+            orjson.dumps({"designs": reports}, default=repr, option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
     else:
         for report in reports:
             _print_report(console, report)

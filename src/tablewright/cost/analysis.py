@@ -232,6 +232,7 @@ class RowsRead:
     items: float
     assumed: bool
     why: str
+    upper_bound: bool = False  # the pattern can read this many; a narrower range reads fewer
 
 
 def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
@@ -259,6 +260,9 @@ def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
             return RowsRead(min(wanted, population), False, "limit over the partition")
         return RowsRead(wanted, False, f"limit {pattern.means.limit} / filter keeps {kept:.0%}")
     if population is not None:
+        if served.sort is not None:
+            # The range a caller asks for is unknown: price the whole partition, and say so.
+            return RowsRead(population, False, f"up to its whole partition, {population:,.0f} items (sort range unknown)", True)
         return RowsRead(population, False, "the whole partition")
     return RowsRead(DEFAULT_QUERY_ITEMS, True, f"assumed {DEFAULT_QUERY_ITEMS} items per query")
 

@@ -60,7 +60,7 @@ def _storage_gb(target: Target) -> float:
 
 def price(estimate: Estimate, prices: Prices) -> Bill:
     """Price an estimate both ways."""
-    bill = Bill(break_even=prices.break_even(), utilisation=1.0 / max(estimate.peak_factor, 1.0))
+    bill = Bill(break_even=prices.break_even())
     lsi_units: dict[str, tuple[float, float]] = {}
     for target in estimate.targets.values():
         if target.kind == "local":
@@ -90,6 +90,10 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
         bill.lines.append(line)
         bill.on_demand += sum(on_demand.values())
         bill.provisioned += sum(provisioned.values())
+    provisioned_units = sum(line.provisioned_wcu + line.provisioned_rcu for line in bill.lines)
+    used = sum(line.write_units + line.read_units for line in bill.lines) / SECONDS_PER_MONTH
+    # Average use of what is provisioned: peak_factor and rounding up to whole units both lower it.
+    bill.utilisation = used / provisioned_units if provisioned_units else 0.0
     records = sum(estimate.stream_records.values())
     bill.streams = max(0.0, records - prices.free_tier["stream_read_requests"]) * prices.stream_read_request
     bill.free_tier = _free_tier(bill, prices)

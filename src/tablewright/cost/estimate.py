@@ -171,7 +171,7 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
     if served.op == "scan":
         size = target.entry_bytes or size
     per_call = _UNITS[served.op](rows.items, size, consistency)
-    if rows.assumed and calls:
+    if (rows.assumed or rows.upper_bound) and calls:
         result.assumptions.append(f"pattern {pattern.name}: {rows.why}")
     cost = PatternCost(pattern.name, target.name, served.op, calls, rows.items, per_call, consistency, rows.assumed)
     result.patterns.append(cost)

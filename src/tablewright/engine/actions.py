@@ -17,7 +17,6 @@ from . import expressions as ex
 from .capacity import Consumed
 from .catalog import TableMeta
 from .errors import ConditionalCheckFailedException, ValidationException
-from .expressions.conditions import _check as evaluate_root  # TODO: public name once expressions settles
 from .types import Item, equal, invalid, validate_item
 
 if TYPE_CHECKING:
@@ -84,7 +83,7 @@ class Expressions:
 
     def check(self, item: Item) -> bool:
         """Whether an item satisfies the condition (or filter); True without one."""
-        return self.condition is None or evaluate_root(self.condition.root, item, self.scope)
+        return self.condition is None or ex.evaluate_in_scope(self.condition, item, self.scope)
 
 
 _NONE = Expressions(None, None)

@@ -161,9 +161,14 @@ class Store:
             self._catalog_version = version
 
     def table(self, name: str) -> TableMeta | None:
+        """The current definition of a table (re-read if another connection changed the catalog)."""
+        if self.path is not None and not self.conn.in_transaction:
+            self._refresh_catalog(self.conn)
         return self._catalog.get(name)
 
     def tables(self) -> list[str]:
+        if self.path is not None and not self.conn.in_transaction:
+            self._refresh_catalog(self.conn)
         return sorted(self._catalog)
 
     def _bump_catalog(self, conn: sqlite3.Connection) -> None:

@@ -30,7 +30,7 @@ def expired(value: dict | None, now: float) -> bool:
         seconds = Decimal(value["N"])
     except ArithmeticError:
         return False
-    return now - FIVE_YEARS <= seconds <= now
+    return now - FIVE_YEARS <= seconds < now
 
 
 def sweep(engine: Engine, now: float) -> int:

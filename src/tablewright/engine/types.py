@@ -59,8 +59,6 @@ def check_number(value: Decimal) -> Decimal:
         return Decimal(0)
     value = value.normalize(_CONTEXT)
     sign, digits, exponent = value.as_tuple()
-    if len(digits) > MAX_DIGITS:
-        raise ValidationException("Attempting to store more than 38 significant digits in a Number")
     magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
     if magnitude > MAX_EXPONENT:
         raise ValidationException(
@@ -70,6 +68,8 @@ def check_number(value: Decimal) -> Decimal:
         raise ValidationException(
             "Number underflow. Attempting to store a number with magnitude smaller than supported range"
         )
+    if len(digits) > MAX_DIGITS:
+        raise ValidationException("Attempting to store more than 38 significant digits in a Number")
     return value
 
 

@@ -25,8 +25,8 @@ from .writes import (
     HIDDEN_IDEMPOTENCY,
     MAX_TRANSACTION_ACTIONS,
     Action,
-    WriteResult,
     Writer,
+    WriteResult,
     _idempotency_of,
     batch_violations,
 )
@@ -86,7 +86,9 @@ def put_many(
     for chunk in chunks:
         writer.execute(entity, chunk)
     applied = writer.execute(entity, [marker], idem)
-    plan = f"chunked: {len(chunks)} transactions + marker" if applied else "already applied (concurrent retry)"
+    plan = (
+        f"chunked: {len(chunks)} transactions + marker" if applied else "already applied (concurrent retry)"
+    )
     return WriteResult(applied, records, len(chunks) + 1, plan)
 
 
@@ -134,13 +136,16 @@ def _without_idempotency(
     if entity.version_attribute or entity.unique:
         # Each item needs its own guarded write (version 1, markers).
         results = [
-            rt.writer.put(entity, values, expected_version=None, idempotency_key=None, now=now) for values in items
+            rt.writer.put(entity, values, expected_version=None, idempotency_key=None, now=now)
+            for values in items
         ]
         return WriteResult(True, [r.records[0] for r in results], len(results), f"{len(results)} writes")
     requests = 0
     for start in range(0, len(composed), BATCH_WRITE_SIZE):
         pending = {
-            table.table_name: [{"PutRequest": {"Item": item_to_wire(i)}} for i in composed[start : start + BATCH_WRITE_SIZE]]
+            table.table_name: [
+                {"PutRequest": {"Item": item_to_wire(i)}} for i in composed[start : start + BATCH_WRITE_SIZE]
+            ]
         }
         delay = 0.05
         while pending:

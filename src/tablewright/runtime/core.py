@@ -18,7 +18,7 @@ from .page import Page
 from .params import prepare
 from .reads import run_pattern
 from .wire import Record, item_from_wire, item_to_wire
-from .writes import WriteResult, Writer
+from .writes import Writer, WriteResult
 
 
 def _load(path_or_design: str | os.PathLike | Design) -> Design:
@@ -69,7 +69,9 @@ class Runtime:
 
     def update_tables(self, *, delete_indexes: bool = False) -> list[str]:
         """Bring existing tables in line with the design (see ``tables.update_tables``)."""
-        return _tables.update_tables(self.client, list(self.design.tables.values()), delete_indexes=delete_indexes)
+        return _tables.update_tables(
+            self.client, list(self.design.tables.values()), delete_indexes=delete_indexes
+        )
 
     # ------------------------------------------------------------------------------------ lookups
     def entity(self, name: str) -> Entity:
@@ -77,7 +79,9 @@ class Runtime:
         try:
             return self.design.entities[name]
         except KeyError:
-            raise KeyError(f"unknown entity {name!r} (design has: {', '.join(self.design.entities)})") from None
+            raise KeyError(
+                f"unknown entity {name!r} (design has: {', '.join(self.design.entities)})"
+            ) from None
 
     def pattern(self, name: str) -> AccessPattern:
         """The access pattern ``name``; ``PatternError`` naming the known patterns otherwise."""
@@ -94,12 +98,16 @@ class Runtime:
             entry = entity.keys["table"]
             fields = [*entry.pk.fields, *(entry.sk.fields if entry.sk else ())]
             missing = [f for f in fields if natural_key.get(f) is None]
-            raise PatternError(f"{entity.name}: the key needs {', '.join(missing)} (given: {', '.join(natural_key)})")
+            raise PatternError(
+                f"{entity.name}: the key needs {', '.join(missing)} (given: {', '.join(natural_key)})"
+            )
         return key
 
     def read_raw(self, table: Table, key: Mapping[str, object]) -> dict[str, object] | None:
         """A consistent GetItem by stored key, as Python values (None when absent)."""
-        response = self.client.get_item(TableName=table.table_name, Key=item_to_wire(key), ConsistentRead=True)
+        response = self.client.get_item(
+            TableName=table.table_name, Key=item_to_wire(key), ConsistentRead=True
+        )
         return item_from_wire(response["Item"]) if "Item" in response else None
 
     # ------------------------------------------------------------------------------------ entities
@@ -156,7 +164,9 @@ class Runtime:
             now=now or datetime.now(UTC),
         )
 
-    def delete(self, entity: str, key: Mapping[str, object], *, expected_version: int | None = None) -> WriteResult:
+    def delete(
+        self, entity: str, key: Mapping[str, object], *, expected_version: int | None = None
+    ) -> WriteResult:
         """Delete a stored entity and release its unique values."""
         return self.writer.delete(self.entity(entity), key, expected_version=expected_version)
 
@@ -171,7 +181,12 @@ class Runtime:
     ) -> WriteResult:
         """Write a batch once (idempotent under one key), planned within the 100-action limit."""
         return _put_many(
-            self, self.entity(entity), items, idempotency_key=idempotency_key, now=now or datetime.now(UTC), atomic=atomic
+            self,
+            self.entity(entity),
+            items,
+            idempotency_key=idempotency_key,
+            now=now or datetime.now(UTC),
+            atomic=atomic,
         )
 
     # ------------------------------------------------------------------------------------ patterns

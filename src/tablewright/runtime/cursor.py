@@ -36,7 +36,9 @@ def _key_to_json(key: Mapping[str, Mapping[str, object]] | None) -> dict | None:
     if key is None:
         return None
     return {
-        name: ["B", _b64(bytes(value["B"]))] if "B" in value else [next(iter(value)), next(iter(value.values()))]
+        name: ["B", _b64(bytes(value["B"]))]
+        if "B" in value
+        else [next(iter(value)), next(iter(value.values()))]
         for name, value in key.items()
     }
 

@@ -45,7 +45,9 @@ def violations_of(entity: Entity, values: Mapping[str, object]) -> list[Violatio
     return entity.validate(values) + float_violations(entity, values)
 
 
-def compose(entity: Entity, values: Mapping[str, object], *, now: datetime, created: bool) -> dict[str, object]:
+def compose(
+    entity: Entity, values: Mapping[str, object], *, now: datetime, created: bool
+) -> dict[str, object]:
     """Validate, then build the full item to store; raises ``ValidationError`` listing every violation."""
     violations = violations_of(entity, values)
     if violations:
@@ -60,7 +62,10 @@ def compose(entity: Entity, values: Mapping[str, object], *, now: datetime, crea
         missing = [f for f in fields if item.get(f) is None] or fields
         raise ValidationError(
             entity.name,
-            [Violation(entity.name, name, "key", f"{name} is needed to compose the table key") for name in missing],
+            [
+                Violation(entity.name, name, "key", f"{name} is needed to compose the table key")
+                for name in missing
+            ],
         )
     return item
 

@@ -33,7 +33,9 @@ def prepare(pattern: AccessPattern, given: Mapping[str, object]) -> dict[str, ob
     problems: list[str] = []
     unknown = sorted(set(given) - set(pattern.params))
     if unknown:
-        problems.append(f"unknown parameter(s) {', '.join(unknown)} (takes: {', '.join(pattern.params) or 'none'})")
+        problems.append(
+            f"unknown parameter(s) {', '.join(unknown)} (takes: {', '.join(pattern.params) or 'none'})"
+        )
     result: dict[str, object] = {}
     for name, attr in pattern.params.items():
         if name not in given:

@@ -71,7 +71,9 @@ def _index_key(run: Run, raw: Mapping[str, Any]) -> dict:
     return {name: raw[name] for name in dict.fromkeys(names)}
 
 
-def _paged(run: Run, requests: list[Callable[[], dict]], method: str, position: int, start_key: dict | None) -> None:
+def _paged(
+    run: Run, requests: list[Callable[[], dict]], method: str, position: int, start_key: dict | None
+) -> None:
     """Send ``requests[position:]`` following LastEvaluatedKey until the limit is met; set the cursor."""
     has_filter = run.served.filter is not None
     while position < len(requests):
@@ -161,7 +163,9 @@ def _bound_values(entity: Entity, element: object, bind: Mapping[str, object], p
     fields = [*entry.pk.fields, *(entry.sk.fields if entry.sk else ())]
     if element is not None and not isinstance(element, Mapping):
         if len(fields) != 1:
-            raise PatternError(f"a key for {entity.name} needs {', '.join(fields)}; got the single value {element!r}")
+            raise PatternError(
+                f"a key for {entity.name} needs {', '.join(fields)}; got the single value {element!r}"
+            )
         return {fields[0]: element}
     values: dict[str, object] = {}
     for name in fields:
@@ -236,7 +240,9 @@ READERS: dict[str, Callable[[Run, int, dict | None], None]] = {
 }
 
 
-def run_pattern(rt: Runtime, pattern: AccessPattern, params: dict, *, cursor: str | None, limit: int | None) -> Page:
+def run_pattern(
+    rt: Runtime, pattern: AccessPattern, params: dict, *, cursor: str | None, limit: int | None
+) -> Page:
     """Run a pattern with prepared params; see ``Runtime.run``."""
     started = time.perf_counter()
     run = Run(rt, pattern, params, limit if limit is not None else pattern.means.limit)

@@ -103,7 +103,11 @@ def _set_ttl(client: Any, table: Table, current: str | None) -> list[str]:
 
 def _current_ttl(client: Any, name: str) -> str | None:
     description = client.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
-    return description.get("AttributeName") if description.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None
+    return (
+        description.get("AttributeName")
+        if description.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
+        else None
+    )
 
 
 def create_tables(client: Any, tables: list[Table], *, exist_ok: bool = True) -> list[str]:
@@ -168,7 +172,9 @@ def _update_one(client: Any, table: Table, current: dict, delete_indexes: bool) 
     stream_type_now = stream_now.get("StreamViewType") if stream_now.get("StreamEnabled") else None
     if stream_type_now != table.stream:
         settings["StreamSpecification"] = (
-            {"StreamEnabled": True, "StreamViewType": table.stream} if table.stream else {"StreamEnabled": False}
+            {"StreamEnabled": True, "StreamViewType": table.stream}
+            if table.stream
+            else {"StreamEnabled": False}
         )
     if settings:
         client.update_table(TableName=name, **settings)
@@ -186,7 +192,9 @@ def _update_one(client: Any, table: Table, current: dict, delete_indexes: bool) 
         done.append(f"{name}: created index {index_name}")
     if delete_indexes:
         for index_name in sorted(gsis_now - set(wanted_gsis)):
-            client.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index_name}}])
+            client.update_table(
+                TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index_name}}]
+            )
             _wait_active(client, name)
             done.append(f"{name}: deleted index {index_name}")
     return done

@@ -78,7 +78,9 @@ def _order_value(record: Mapping[str, object], attribute: str) -> object:
     return record.get(attribute, MISSING)
 
 
-def evaluate_means(pattern: AccessPattern, params: Mapping[str, object], records: Iterable[Record]) -> list[Record]:
+def evaluate_means(
+    pattern: AccessPattern, params: Mapping[str, object], records: Iterable[Record]
+) -> list[Record]:
     """The records ``means`` selects, in its order, up to its limit."""
     means = pattern.means
     chosen = [r for r in records if r.entity in pattern.returns]
@@ -90,7 +92,9 @@ def evaluate_means(pattern: AccessPattern, params: Mapping[str, object], records
     return chosen[: means.limit] if means.limit is not None else chosen
 
 
-def compare(pattern: AccessPattern, expected: list[Record], served: list[Record], verdict: Verdict) -> Verdict:
+def compare(
+    pattern: AccessPattern, expected: list[Record], served: list[Record], verdict: Verdict
+) -> Verdict:
     """Fill ``verdict`` with the differences; ties on the order attribute are interchangeable."""
     order = pattern.means.order
     verdict.expected, verdict.returned = len(expected), len(served)
@@ -111,11 +115,15 @@ def compare(pattern: AccessPattern, expected: list[Record], served: list[Record]
     if order is not None and not missing and not extra:
         values = [repr(_order_value(r, order.attribute)) for r in served]
         verdict.out_of_order = values != [repr(_order_value(r, order.attribute)) for r in expected]
-    verdict.ok = not (verdict.missing or verdict.extra or verdict.out_of_order) and len(expected) == len(served)
+    verdict.ok = not (verdict.missing or verdict.extra or verdict.out_of_order) and len(expected) == len(
+        served
+    )
     return verdict
 
 
-def verify_pattern(rt: Runtime, name: str, params: Mapping[str, object], records: Iterable[Record]) -> Verdict:
+def verify_pattern(
+    rt: Runtime, name: str, params: Mapping[str, object], records: Iterable[Record]
+) -> Verdict:
     """Run pattern ``name`` both ways over ``records`` (what was written) and compare."""
     verdict = Verdict(name, dict(params))
     try:

@@ -20,12 +20,11 @@ from ..design.timeutil import epoch_s, format_rfc3339
 from ..design.validators import Violation
 from .errors import ConflictError, UniquenessError, ValidationError
 from .expressions import Placeholders
-from .items import compose, natural, to_record, table_key, violations_of
+from .items import compose, natural, table_key, to_record, violations_of
 from .markers import (
     IDEMPOTENCY_RETENTION_SECONDS,
     KIND_ATTRIBUTE,
     OWNER_ATTRIBUTE,
-    UniqueValue,
     idempotency_text,
     marker_key,
     unique_text,
@@ -144,7 +143,9 @@ class Writer:
             return f"attribute_not_exists({ph.name(table.partition_key.name)})", ph
         return f"{ph.name(entity.version_attribute)} = {ph.value(current)}", ph  # type: ignore[arg-type]
 
-    def _unversioned_condition(self, entity: Entity, table: Table, old: Mapping | None) -> tuple[str, Placeholders]:
+    def _unversioned_condition(
+        self, entity: Entity, table: Table, old: Mapping | None
+    ) -> tuple[str, Placeholders]:
         # Without a version, guard what the plan depends on: existence and the unique values read.
         ph = Placeholders()
         pk = ph.name(table.partition_key.name)
@@ -273,7 +274,10 @@ class Writer:
             moved = [n for n in changes if n in _key_fields(entity)]
             raise ValidationError(
                 entity.name,
-                [Violation(entity.name, n, "key", f"{n} is part of the table key and cannot change") for n in moved],
+                [
+                    Violation(entity.name, n, "key", f"{n} is part of the table key and cannot change")
+                    for n in moved
+                ],
             )
         if entity.version_attribute:
             item[entity.version_attribute] = (actual or 0) + 1
@@ -293,7 +297,9 @@ class Writer:
         record = to_record(entity, table, item)
         return WriteResult(applied, [record], 1, "already applied" if not applied else _plan_text(actions))
 
-    def delete(self, entity: Entity, key: Mapping[str, object], *, expected_version: int | None) -> WriteResult:
+    def delete(
+        self, entity: Entity, key: Mapping[str, object], *, expected_version: int | None
+    ) -> WriteResult:
         """Delete an item and release its unique values, in one transaction."""
         table = self.rt.design.table_of(entity.name)
         stored_key = self.rt.compose_key(entity, key)

@@ -16,12 +16,23 @@ def generate(seed: int, scale: float) -> dict[str, list[dict]]:
             month, year = (12, 2024) if day <= 31 else (1, 2025)
             start = f"{year}-{month:02d}-{day:02d}T{rng.randint(8, 18):02d}:00:00Z"
             data["Event"].append(
-                {"userId": user, "eventId": f"evt_{i:04d}", "title": f"event {i}", "startUtc": start,
-                 "endUtc": start.replace(":00:00Z", ":30:00Z"), "startTzid": None}
+                {
+                    "userId": user,
+                    "eventId": f"evt_{i:04d}",
+                    "title": f"event {i}",
+                    "startUtc": start,
+                    "endUtc": start.replace(":00:00Z", ":30:00Z"),
+                    "startTzid": None,
+                }
             )
         for i in range(int(16 * scale)):
-            task = {"userId": user, "taskId": f"task_{i:04d}", "title": f"task {i}",
-                    "status": rng.choice(STATUSES), "priority": rng.randint(1, 5)}
+            task = {
+                "userId": user,
+                "taskId": f"task_{i:04d}",
+                "title": f"task {i}",
+                "status": rng.choice(STATUSES),
+                "priority": rng.randint(1, 5),
+            }
             if i % 3:
                 task["dueUtc"] = f"{2024 + i % 2}-{12 if i % 2 == 0 else 1:02d}-{10 + i:02d}T09:00:00Z"
             data["Task"].append(task)

@@ -25,7 +25,10 @@ def generate(seed: int, scale: float) -> dict[str, list[dict]]:
 
 def params() -> dict[str, list[dict]]:
     return {
-        "latest_messages": [{"thing_name": "van-01", "since": BASE}, {"thing_name": "van-02", "since": BASE + 900_000}],
+        "latest_messages": [
+            {"thing_name": "van-01", "since": BASE},
+            {"thing_name": "van-02", "since": BASE + 900_000},
+        ],
         "recent_alerts": [{"since": BASE + 600_000}],
         "device_status": [{"thing_name": "van-01"}, {"thing_name": "van-03"}],
         "time_range": [{"thing_name": "van-02", "start": BASE + 60_000, "end": BASE + 300_000}],

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..engine import Engine
 
 PAGE_BYTES = 1024 * 1024
+_FETCHING_SELECTS = frozenset({"ALL_ATTRIBUTES", "SPECIFIC_ATTRIBUTES"})
 _RANGE_SQL = {"=": "x.sk = ?", "<": "x.sk < ?", "<=": "x.sk <= ?", ">": "x.sk > ?", ">=": "x.sk >= ?"}
 
 

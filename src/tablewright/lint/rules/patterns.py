@@ -157,8 +157,8 @@ def large_result(ctx: Context) -> Iterator[Hit]:
         if total > PAGE_BYTES:
             yield Hit(
                 pattern_path(pattern.name),
-                f"pattern {pattern.name} can read {rows.items:,.0f} items (~{total / PAGE_BYTES:,.1f} MB, {rows.why}) "
-                "with no limit: DynamoDB returns 1 MB per call",
+                f"pattern {pattern.name} can read {rows.items:,.0f} items (~{total / PAGE_BYTES:,.1f} MB) per call and "
+                "has no limit: DynamoDB returns 1 MB per call",
             )
 
 

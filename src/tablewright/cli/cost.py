@@ -1,0 +1,49 @@
+"""``tablewright cost PATH...``: estimate the monthly bill of designs (text, JSON or Markdown)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import orjson
+
+from tablewright.design import DesignError, load
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--prices", "prices_path", type=click.Path(exists=True, dir_okay=False), help="A prices file of the shipped shape.")
+@click.option("--measure", is_flag=True, help="Also run every pattern on the embedded engine and show measured read units.")
+def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: bool) -> None:
+    """Estimate read/write units, storage and the monthly bill, on-demand and provisioned."""
+    from tablewright.cost import build, load_prices
+
+    prices = load_prices(prices_path)
+    reports = []
+    for path in paths:
+        try:
+            design = load(path)
+        except DesignError as exc:
+            raise click.ClickException(str(exc)) from None
+        measured = None
+        if measure:
+            from tablewright.cost.measure import measure_design  # needs the engine: only for --measure
+
+            measured = measure_design(design)
+        reports.append(build(design, prices, measured))
+    if fmt == "json":
+        payload = reports[0] if len(reports) == 1 else reports
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    elif fmt == "markdown":
+        from tablewright.cost.report import to_markdown
+
+        click.echo("\n".join(to_markdown(r) for r in reports), nl=False)
+    else:
+        from rich.console import Console
+
+        from tablewright.cost.report import render_text
+
+        console = Console()
+        for report in reports:
+            render_text(report, console)

@@ -1,0 +1,183 @@
+"""Cost output: one JSON-ready dict (``build``), rendered as text (rich) or Markdown.
+
+The dict is the contract; text and Markdown are views of it, so the three formats never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bill import Bill, price
+from .estimate import PARTITION_RCU, PARTITION_WCU, Estimate, estimate
+from .prices import Prices, default_prices
+
+
+def build(design: Any, prices: Prices | None = None, measured: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Estimate and price a design; ``measured`` (from ``--measure``) is put beside the estimate."""
+    prices = prices or default_prices()
+    est = estimate(design)
+    bill = price(est, prices)
+    return _as_dict(est, bill, prices, measured)
+
+
+def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any] | None) -> dict[str, Any]:
+    lines = {line.target: line for line in bill.lines}
+    targets = []
+    for name, target in est.targets.items():
+        line = lines[name]
+        targets.append(
+            {
+                "name": name,
+                "kind": target.kind,
+                "items": round(target.items),
+                "entry_bytes": round(target.entry_bytes),
+                "storage_gb": line.storage_gb,
+                "write_units_per_month": target.write_units,
+                "read_units_per_month": target.read_units,
+                "peak_partition_wcu": target.partition_wcu,
+                "peak_partition_rcu": target.partition_rcu,
+                "on_demand": line.on_demand,
+                "provisioned_capacity": {"wcu": line.provisioned_wcu, "rcu": line.provisioned_rcu},
+                "provisioned": line.provisioned,
+            }
+        )
+    patterns = [
+        {
+            "name": p.name,
+            "target": p.target,
+            "op": p.op,
+            "calls_per_month": p.calls,
+            "items_per_call": p.items_per_call,
+            "read_units_per_call": p.units_per_call,
+            "consistency": p.consistency,
+            "read_units_per_month": p.read_units,
+            "measured_read_units_per_call": (measured or {}).get(p.name),
+        }
+        for p in est.patterns
+    ]
+    return {
+        "design": est.design,
+        "prices": {"region": prices.region, "effective": prices.effective, "source": prices.source},
+        "peak_factor": est.peak_factor,
+        "targets": targets,
+        "patterns": patterns,
+        "streams": {"records_per_month": est.stream_records, "non_lambda_read_cost": bill.streams},
+        "ttl_deletes_per_month": est.ttl_deletes,
+        "monthly": {"on_demand": bill.on_demand, "provisioned": bill.provisioned, "cheaper": bill.cheaper},
+        "break_even_utilisation": bill.break_even,
+        "utilisation": bill.utilisation,
+        "free_tier": bill.free_tier,
+        "partition_limits": {"wcu": PARTITION_WCU, "rcu": PARTITION_RCU},
+        "assumptions": est.assumptions,
+    }
+
+
+def _money(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:,.4f}"
+
+
+def _units(value: float) -> str:
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:,.2f}{suffix}"
+    return f"{value:,.1f}"
+
+
+def _peak(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}/s"
+
+
+def rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The per-table/index table: header and rows (shared by text and Markdown)."""
+    header = ["table/index", "items", "storage GB", "WRU/month", "RRU/month", "on-demand", "prov. WCU/RCU", "provisioned", "peak/key W", "peak/key R"]
+    body = [
+        [
+            t["name"],
+            f"{t['items']:,}",
+            f"{t['storage_gb']:.4f}",
+            _units(t["write_units_per_month"]),
+            _units(t["read_units_per_month"]),
+            _money(sum(t["on_demand"].values())),
+            f"{t['provisioned_capacity']['wcu']}/{t['provisioned_capacity']['rcu']}",
+            _money(sum(t["provisioned"].values())),
+            _peak(t["peak_partition_wcu"]),
+            _peak(t["peak_partition_rcu"]),
+        ]
+        for t in data["targets"]
+    ]
+    return header, body
+
+
+def summary(data: dict[str, Any]) -> list[str]:
+    """The bill's headline lines."""
+    monthly, free, be = data["monthly"], data["free_tier"], data["break_even_utilisation"]
+    lines = [
+        f"On-demand:   {_money(monthly['on_demand'])}/month",
+        f"Provisioned: {_money(monthly['provisioned'])}/month (sized at peak = average x {data['peak_factor']:g}, 730 h)",
+        f"Cheaper: {monthly['cheaper'].replace('_', '-')}. Break-even utilisation {be['write']:.1%} "
+        f"(this design would use {data['utilisation']:.1%} of the capacity provisioned for its peak)",
+        f"Free tier (account-wide, shown apart): storage worth {_money(free['storage'])}, "
+        f"provisioned capacity worth {_money(free['provisioned_capacity'])}; after it: on-demand "
+        f"{_money(free['on_demand_after_free_tier'])}, provisioned {_money(free['provisioned_after_free_tier'])} "
+        "(on-demand request units have no free tier)",
+    ]
+    if data["streams"]["records_per_month"]:
+        records = sum(data["streams"]["records_per_month"].values())
+        lines.append(
+            f"Streams: {_units(records)} records/month; free for Lambda triggers, "
+            f"{_money(data['streams']['non_lambda_read_cost'])}/month for another consumer reading one record per request"
+        )
+    if data["ttl_deletes_per_month"]:
+        lines.append(f"TTL deletes: {_units(sum(data['ttl_deletes_per_month'].values()))}/month, free")
+    prices = data["prices"]
+    lines.append(f"Prices: {prices['region']} effective {prices['effective']} ({prices['source']})")
+    return lines
+
+
+def pattern_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Per-pattern read units, with measured figures when present."""
+    header = ["pattern", "target", "op", "calls/month", "items/call", "RRU/call", "RRU/month", "measured RRU/call"]
+    body = [
+        [
+            p["name"],
+            p["target"],
+            p["op"],
+            _units(p["calls_per_month"]),
+            f"{p['items_per_call']:,.1f}",
+            f"{p['read_units_per_call']:,.1f}",
+            _units(p["read_units_per_month"]),
+            "-" if p["measured_read_units_per_call"] is None else f"{p['measured_read_units_per_call']:,.1f}",
+        ]
+        for p in data["patterns"]
+    ]
+    return header, body
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    """The report as Markdown tables (for READMEs and pull requests)."""
+    out = [f"## Cost estimate: {data['design']}", ""]
+    for header, body in (rows(data), pattern_rows(data)):
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        out.extend("| " + " | ".join(row) + " |" for row in body)
+        out.append("")
+    out.extend(f"- {line}" for line in summary(data))
+    out.extend(f"- Assumption: {a}" for a in data["assumptions"])
+    return "\n".join(out) + "\n"
+
+
+def render_text(data: dict[str, Any], console: Any) -> None:
+    """Print the report with rich tables."""
+    from rich.table import Table
+
+    for title, (header, body) in ((f"{data['design']}: tables and indexes", rows(data)), ("access patterns", pattern_rows(data))):
+        table = Table(title=title, title_justify="left")
+        for column in header:
+            table.add_column(column, justify="left" if column in ("table/index", "pattern", "target", "op") else "right")
+        for row in body:
+            table.add_row(*row)
+        console.print(table)
+    for line in summary(data):
+        console.print(line, highlight=False, soft_wrap=True)
+    for assumption in data["assumptions"]:
+        console.print(f"[dim]assumption: {assumption}[/dim]", highlight=False, soft_wrap=True)

@@ -1,0 +1,48 @@
+"""Cross-check: the consumer runs unchanged over moto's DynamoDB Streams (it uses only the public API)."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from tablewright.streams import FileCheckpoint, StreamConsumer
+
+from ._support import create_table
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch):
+    # Dummy credentials so that nothing can ever reach a real account.
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+    }.items():
+        monkeypatch.setenv(name, value)
+    with mock_aws():
+        yield (
+            boto3.client("dynamodb", region_name="us-east-1"),
+            boto3.client("dynamodbstreams", region_name="us-east-1"),
+        )
+
+
+def test_the_consumer_resumes_over_moto_like_over_the_engine(aws, tmp_path):
+    ddb, streams = aws
+    arn = create_table(ddb)
+    for key in ("a", "b", "c"):
+        ddb.put_item(TableName="orders", Item={"pk": {"S": key}})
+    ddb.delete_item(TableName="orders", Key={"pk": {"S": "a"}})
+    first: list[dict] = []
+    StreamConsumer(
+        ddb, streams, "orders", first.append, checkpoint=FileCheckpoint(tmp_path / "cp"), batch_size=3
+    ).drain()
+    ddb.put_item(TableName="orders", Item={"pk": {"S": "d"}})
+    second: list[dict] = []
+
+    StreamConsumer(ddb, streams, "orders", second.append, checkpoint=FileCheckpoint(tmp_path / "cp")).drain()
+
+    names = [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for e in first for r in e["Records"]]
+    assert names == [("INSERT", "a"), ("INSERT", "b"), ("INSERT", "c"), ("REMOVE", "a")]
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for e in second for r in e["Records"]] == ["d"]
+    assert {r["eventSourceARN"] for e in first for r in e["Records"]} == {arn}
