@@ -30,7 +30,7 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
         if measure:
             from tablewright.cost.measure import measure_design  # needs the engine: only for --measure
 
-            measured = measure_design(design)
+            measured = measure_design(design, path)
         reports.append(build(design, prices, measured))
     if fmt == "json":
         payload = reports[0] if len(reports) == 1 else reports

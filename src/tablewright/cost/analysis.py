@@ -7,6 +7,7 @@ selectivity is 1 (the filter is assumed to keep everything), an unknown cardinal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
@@ -256,6 +257,9 @@ def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
         return RowsRead(total, not total, "a scan reads every item")
     if pattern.means.limit:
         wanted = pattern.means.limit / kept
+        if served.page_size:
+            # Each request reads a whole page of page_size items: round up to whole pages.
+            wanted = math.ceil(wanted / served.page_size) * served.page_size
         if population is not None:
             return RowsRead(min(wanted, population), False, "limit over the partition")
         return RowsRead(wanted, False, f"limit {pattern.means.limit} / filter keeps {kept:.0%}")

@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING, Any
 from . import expressions as ex
 from .capacity import Consumed
 from .catalog import TableMeta
-from .errors import ConditionalCheckFailedException, ValidationException
+from .errors import (
+    ConditionalCheckFailedException,
+    ItemCollectionSizeLimitExceededException,
+    ValidationException,
+)
 from .types import Item, equal, invalid, validate_item
 
 if TYPE_CHECKING:
@@ -114,6 +118,7 @@ class Action:
     new: Item | None = None
     old_size: int = 0
     size: int = 0
+    collection_size: int | None = None
     consumed: Consumed = field(init=False)
 
     def __post_init__(self) -> None:
@@ -146,10 +151,32 @@ class Action:
                 store.delete(conn, table, self.encoded_key, self.old)
         else:
             store.put(conn, table, self.encoded_key, self.new, self.size, self.old)
+            if table.has_local_indexes:
+                self._check_collection(conn)
         if table.stream_view_type:
             record = stream_record(self.engine, table, self.key, self.old, self.new)
             if record is not None:
                 store.append_stream(conn, table, record)
+
+    def _check_collection(self, conn: sqlite3.Connection) -> None:
+        """Tables with LSIs cap each item collection (10 GB in DynamoDB); the write is undone above it."""
+        h, pk, _ = self.encoded_key
+        self.collection_size = self.engine.store.collection_size(conn, self.table, h, pk)
+        if self.collection_size > self.engine.item_collection_limit:
+            raise ItemCollectionSizeLimitExceededException(
+                "Collection size exceeded: the item collection of partition key "
+                f"{self.table.key.hash_name} has reached the size limit"
+            )
+
+    def collection_metrics(self) -> dict[str, Any] | None:
+        """ItemCollectionMetrics for ReturnItemCollectionMetrics=SIZE on a table with LSIs."""
+        if not self.table.has_local_indexes or self.collection_size is None:
+            return None
+        gigabytes = self.collection_size / 1024**3
+        return {
+            "ItemCollectionKey": {self.table.key.hash_name: self.key[self.table.key.hash_name]},
+            "SizeEstimateRangeGB": [round(gigabytes, 6), round(gigabytes + 1, 6)],
+        }
 
     def run(self) -> None:
         """Evaluate and apply as one atomic write (the single-item operations)."""

@@ -101,6 +101,10 @@ class TableMeta:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def has_local_indexes(self) -> bool:
+        return any(index.kind == "LSI" for index in self.indexes.values())
+
+    @property
     def sql_name(self) -> str:
         return f"t{self.id}"
 

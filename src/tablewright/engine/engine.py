@@ -8,13 +8,13 @@ boto3 client, the HTTP server) calls it. Operations are looked up in a table bui
 from __future__ import annotations
 
 import re
-import threading
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
 
 from . import ttl
-from .errors import DynamoDBError, InternalServerError, UnknownOperationException
+from .errors import DynamoDBError, InternalServerError, UnknownOperationException, ValidationException
 from .ops import OPERATIONS
 from .storage import Store
 from .validation import validate_request
@@ -32,7 +32,8 @@ class Engine:
 
     ``Engine()`` keeps everything in memory; ``Engine("app.db")`` persists to one SQLite file that several
     threads and processes may share. ``ttl_interval`` (seconds) starts a background sweeper that deletes
-    expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`.
+    expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`. ``item_collection_limit`` is DynamoDB's
+    10 GB cap on an item collection of a table with local secondary indexes (smaller in tests).
     """
 
     def __init__(
@@ -43,6 +44,7 @@ class Engine:
         account: str = "000000000000",
         ttl_interval: float | None = None,
         durable: bool = False,
+        item_collection_limit: int = 10 * 1024**3,
         validate: bool = True,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -50,12 +52,12 @@ class Engine:
         self.region = region
         self.account = account
         self.clock = clock
+        self.item_collection_limit = item_collection_limit
         self._validate = validate
         self._sweeper: ttl.Sweeper | None = None
         if ttl_interval:
             self._sweeper = ttl.Sweeper(self, ttl_interval)
             self._sweeper.start()
-        self._closed = threading.Event()
 
     # ---------------------------------------------------------------------------------------- dispatch
 
@@ -72,7 +74,12 @@ class Engine:
         except DynamoDBError:
             raise
         except RecursionError:
-            raise InternalServerError("The request is too deeply nested to process") from None
+            raise ValidationException("Nesting Levels have exceeded supported limits") from None
+        except sqlite3.OperationalError as error:
+            # A table dropped by another process between lookup and use, or a lock held past the timeout.
+            raise InternalServerError(f"The storage could not complete the request: {error}") from error
+        except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
+            raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
 
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)

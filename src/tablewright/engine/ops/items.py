@@ -32,6 +32,10 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
     consumed = action.consumed.render(request.get("ReturnConsumedCapacity"))
     if consumed:
         response["ConsumedCapacity"] = consumed
+    if request.get("ReturnItemCollectionMetrics") == "SIZE":
+        metrics = action.collection_metrics()
+        if metrics:
+            response["ItemCollectionMetrics"] = metrics
     return response
 
 

@@ -1,0 +1,89 @@
+"""The direct Engine API and engine-level behaviour that boto3 cannot reach."""
+
+from __future__ import annotations
+
+import pytest
+
+import tablewright
+from tablewright.engine import Engine
+from tablewright.engine.errors import DynamoDBError
+
+KEYED = {
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+    "AttributeDefinitions": [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "sk", "AttributeType": "S"},
+        {"AttributeName": "lsk", "AttributeType": "S"},
+    ],
+    "BillingMode": "PAY_PER_REQUEST",
+    "LocalSecondaryIndexes": [
+        {
+            "IndexName": "by-lsk",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "lsk", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+    ],
+}
+
+
+def _item(sk: str) -> dict:
+    return {"pk": {"S": "a"}, "sk": {"S": sk}, "lsk": {"S": "x" * 100}}
+
+
+def test_snake_case_shortcuts_are_the_wire_api():
+    engine = Engine()
+    engine.create_table({"TableName": "things", **KEYED})
+    engine.put_item({"TableName": "things", "Item": _item("1")})
+    assert engine.get_item(TableName="things", Key={"pk": {"S": "a"}, "sk": {"S": "1"}})["Item"] == _item("1")
+    assert engine.handle("ListTables", {}) == {"TableNames": ["things"]}
+
+
+def test_unknown_operation_is_an_error_not_a_crash():
+    with pytest.raises(DynamoDBError) as info:
+        Engine().handle("DropEverything", {})
+    assert info.value.code == "UnknownOperationException"
+
+
+def test_a_new_engine_on_an_existing_file_sees_its_tables(tmp_path):
+    path = str(tmp_path / "app.db")
+    first = Engine(path)
+    first.create_table({"TableName": "things", **KEYED})
+    first.put_item({"TableName": "things", "Item": _item("1")})
+    second = Engine(path)
+    assert second.get_item({"TableName": "things", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}})["Item"]
+    # A table created later by the other engine is visible without any refresh call.
+    first.create_table({"TableName": "later", **KEYED})
+    assert second.get_item({"TableName": "later", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}}) == {}
+
+
+def test_item_collection_limit_refuses_the_write_that_crosses_it():
+    engine = Engine(item_collection_limit=1500)
+    engine.create_table({"TableName": "things", **KEYED})
+    written = 0
+    with pytest.raises(DynamoDBError) as info:
+        for i in range(20):
+            engine.put_item({"TableName": "things", "Item": _item(str(i))})
+            written += 1
+    assert info.value.code == "ItemCollectionSizeLimitExceededException"
+    # Each item is ~110 bytes, stored twice (table + LSI): the crossing write was undone.
+    assert 0 < written < 20
+    count = engine.describe_table({"TableName": "things"})["Table"]["ItemCount"]
+    assert count == written
+
+
+def test_return_item_collection_metrics_names_the_collection():
+    engine = Engine()
+    engine.create_table({"TableName": "things", **KEYED})
+    response = engine.put_item({"TableName": "things", "Item": _item("1"), "ReturnItemCollectionMetrics": "SIZE"})
+    metrics = response["ItemCollectionMetrics"]
+    assert metrics["ItemCollectionKey"] == {"pk": {"S": "a"}}
+    low, high = metrics["SizeEstimateRangeGB"]
+    assert 0 <= low < high
+
+
+def test_engine_of_returns_the_engine_behind_a_client():
+    client = tablewright.connect()
+    client.create_table(TableName="things", **KEYED)
+    assert tablewright.engine_of(client).list_tables({}) == {"TableNames": ["things"]}
+    with pytest.raises(ValueError):
+        tablewright.engine_of(object())
