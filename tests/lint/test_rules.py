@@ -171,6 +171,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         _order_attr("lines", {"type": "list", "max_length": 100, "items": {"type": "string", "max_length": 1000}}),
     ),
     ("TW402", _with(IDEMPOTENT, {"lint": {"batches": {"Order": 100}}}), _with(IDEMPOTENT, {"lint": {"batches": {"Order": 99}}})),
+    # The sensor API: 100 readings + 1 processed-batch marker in one TransactWriteItems.
+    ("TW402", {"lint": {"batches": {"Order": {"items": 100, "extra_actions": 1}}}}, {"lint": {"batches": {"Order": {"items": 99, "extra_actions": 1}}}}),
     (
         "TW403",
         _pattern("orders", params={"ids": {"type": "list", "max_length": 200}}, means={}, served={"op": "batch_get", "keys": ":ids"}),

@@ -3,8 +3,9 @@ sidecar file, then the command line (each later one wins).
 
 The shape everywhere is ``{disable: [TW203, unused-index], severity: {TW105: warning}}``; rules may
 be named by id or name. The sidecar of ``design.yaml`` is ``design.lint.yaml`` beside it. ``batches``
-(``{Reading: 100}``) declares the largest batch an entity is written in, for TW402, until the design
-model has a place for it.
+(``{Reading: 100}`` or ``{Reading: {items: 100, extra_actions: 1}}``, the extra actions being other
+puts in the same transaction, like the sensor API's processed-batch marker) declares the largest
+batch an entity is written in, for TW402, until the design model has a place for it.
 """
 
 from __future__ import annotations
@@ -68,11 +69,19 @@ class LintConfig:
                 )
             config.severity[_rule(name, (*base, "severity", name))] = str(level)
         batches = data.get("batches") or {}
-        if not isinstance(batches, dict) or not all(isinstance(v, int) and v > 0 for v in batches.values()):
-            raise LintConfigError("batches: must map entity names to a positive item count", (*base, "batches"))
-        if batches:
-            config.options["batches"] = dict(batches)
+        if not isinstance(batches, dict):
+            raise LintConfigError("batches: must map entity names to a batch size", (*base, "batches"))
+        for entity, spec in batches.items():
+            config.options.setdefault("batches", {})[entity] = _batch(spec, (*base, "batches", entity))
         return config
+
+
+def _batch(spec: object, path: tuple[object, ...]) -> tuple[int, int]:
+    """``100`` or ``{items: 100, extra_actions: 1}`` -> (items, other actions in the same transaction)."""
+    items, extra = (spec, 0) if not isinstance(spec, dict) else (spec.get("items"), spec.get("extra_actions", 0))
+    if not isinstance(items, int) or items < 1 or not isinstance(extra, int) or extra < 0:
+        raise LintConfigError("a batch is a positive item count or {items: N, extra_actions: M}", path)
+    return items, extra
 
 
 def _rule(name: object, path: tuple[object, ...]) -> str:

@@ -21,8 +21,8 @@ def render_text(report: Report, console: Console, *, explain: bool = True) -> No
             soft_wrap=True,
         )
         if explain:
-            console.print(f"    [dim]why:[/dim] {escape(finding.why)}", highlight=False, soft_wrap=True)
-            console.print(f"    [dim]fix:[/dim] {escape(finding.fix)}", highlight=False, soft_wrap=True)
+            console.print(f"    [dim]why:[/dim] {escape(finding.why)}", highlight=False, soft_wrap=True, emoji=False)
+            console.print(f"    [dim]fix:[/dim] {escape(finding.fix)}", highlight=False, soft_wrap=True, emoji=False)
     counts = report.counts()
     files = len(report.files)
     summary = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in reversed(list(counts.items())))

@@ -59,20 +59,23 @@ def item_too_large(ctx: Context) -> Iterator[Hit]:
 def transaction_too_large(ctx: Context) -> Iterator[Hit]:
     batches = dict(ctx.options.get("batches", {}))  # type: ignore[call-overload]
     for name, entity in ctx.design.entities.items():
-        count = getattr(entity, "max_batch", None) or batches.get(name)
+        declared = getattr(entity, "max_batch", None)
+        count, extra = (declared, 0) if declared else batches.get(name, (0, 0))
         if not count:
             continue
         markers_per_item = len(entity.unique)
         idem = 1 if entity.idempotency_key else 0
-        actions = count * (1 + markers_per_item) + idem
+        actions = count * (1 + markers_per_item) + idem + extra
         size = ctx.size(name)
         per_item = size.largest if size.largest is not None else size.typical
-        total = count * (per_item + markers_per_item * MARKER_BYTES) + idem * MARKER_BYTES
+        total = count * (per_item + markers_per_item * MARKER_BYTES) + (idem + extra) * MARKER_BYTES
         parts = [f"{count} {name} item(s)"]
         if markers_per_item:
             parts.append(f"{count * markers_per_item} unique marker(s)")
         if idem:
             parts.append("1 idempotency marker")
+        if extra:
+            parts.append(f"{extra} other put(s)")
         where = ("entities", name)
         if actions > TRANSACTION_ACTIONS:
             yield Hit(where, f"a batch of {' + '.join(parts)} = {actions} actions; TransactWriteItems takes at most 100")

@@ -1,0 +1,487 @@
+"""Engine benchmark: operations per second against raw SQLite, boto3's own cost and moto.
+
+Not a test (timings depend on the machine). ``python bench/engine_bench.py`` prints the figures and
+checks them against the engine's targets; ``--write-docs`` replaces the "Engine" section of
+docs/benchmarks.md with them; ``--million`` adds the 1M-item Query latency point; ``--profile`` prints
+cProfile's top entries for PutItem and GetItem through the direct API.
+
+Every workload is written once in DynamoDB's wire form. The direct API takes it as is
+(``Engine.handle``); boto3's low-level client takes the same shapes as keyword arguments, so one
+request list drives the engine directly, the engine through boto3 in-process, and moto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime
+import os
+import platform
+import pstats
+import random
+import re
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import boto3
+import orjson
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+import tablewright
+from tablewright.engine import Engine
+
+Call = Callable[[str, dict[str, Any]], Any]
+TABLE = "bench"
+QUERY_PARTITION = 10_000  # items in the partition a Query reads 10 of
+GET_ITEMS = 2_000
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+console = Console()
+
+DEFINITION = {
+    "TableName": TABLE,
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+    "AttributeDefinitions": [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "sk", "AttributeType": "N"},
+    ],
+    "BillingMode": "PAY_PER_REQUEST",
+}
+
+
+def item(pk: str, sk: int) -> dict[str, Any]:
+    """A ~200-byte item of the usual shape: strings, numbers, a set."""
+    return {
+        "pk": {"S": pk},
+        "sk": {"N": str(sk)},
+        "name": {"S": f"user {pk} {sk}"},
+        "email": {"S": f"user{sk}@example.com"},
+        "age": {"N": str(20 + sk % 50)},
+        "score": {"N": f"{sk * 1.25:.2f}"},
+        "tags": {"SS": ["a", "b", f"t{sk % 7}"]},
+        "bio": {"S": "x" * 80},
+    }
+
+
+def key(pk: str, sk: int) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"N": str(sk)}}
+
+
+# ----------------------------------------------------------------------------------------- workloads
+# Each builds ``count`` wire requests; ``tag`` keeps the keys of writes unique across backends and runs.
+
+
+def puts(count: int, tag: str) -> list[tuple[str, dict]]:
+    return [("PutItem", {"TableName": TABLE, "Item": item(f"put#{tag}#{i}", i)}) for i in range(count)]
+
+
+def gets(count: int, tag: str) -> list[tuple[str, dict]]:
+    rng = random.Random(1)
+    return [
+        ("GetItem", {"TableName": TABLE, "Key": key(f"get#{n}", n)})
+        for n in (rng.randrange(GET_ITEMS) for _ in range(count))
+    ]
+
+
+def query_request(pk: str, start: int) -> dict[str, Any]:
+    return {
+        "TableName": TABLE,
+        "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+        "ExpressionAttributeValues": {":p": {"S": pk}, ":a": {"N": str(start)}, ":b": {"N": str(start + 9)}},
+    }
+
+
+def queries(count: int, tag: str) -> list[tuple[str, dict]]:
+    rng = random.Random(2)
+    return [("Query", query_request("q", rng.randrange(QUERY_PARTITION - 10))) for _ in range(count)]
+
+
+def scans(count: int, tag: str) -> list[tuple[str, dict]]:
+    return [("Scan", {"TableName": TABLE, "Limit": 100})] * count
+
+
+def transacts(count: int, tag: str) -> list[tuple[str, dict]]:
+    return [
+        ("TransactWriteItems", {"TransactItems": [{"Put": {"TableName": TABLE, "Item": item(f"tx#{tag}#{i}", j)}} for j in range(4)]})
+        for i in range(count)
+    ]
+
+
+def mixed(count: int, tag: str) -> list[tuple[str, dict]]:
+    """40% GetItem, 30% PutItem, 20% Query, 10% TransactWriteItems, in a fixed random order."""
+    parts = gets(count, tag)[: count * 4 // 10] + puts(count * 3 // 10, f"m{tag}")
+    parts += queries(count, tag)[: count * 2 // 10] + transacts(count // 10, f"m{tag}")
+    random.Random(3).shuffle(parts)
+    return parts
+
+
+WORKLOADS: dict[str, Callable[[int, str], list[tuple[str, dict]]]] = {
+    "PutItem": puts,
+    "GetItem": gets,
+    "Query (10 of 10K)": queries,
+    "Scan page (100)": scans,
+    "TransactWriteItems (4 puts)": transacts,
+    "mixed": mixed,
+}
+SCALE = {"direct": 1.0, "boto3": 0.5, "moto": 0.1}  # moto is slow: fewer calls keep the run short
+
+
+# ------------------------------------------------------------------------------------------ backends
+
+
+def snake(operation: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
+
+
+def client_call(client: Any) -> Call:
+    methods: dict[str, Callable] = {}
+
+    def call(operation: str, request: dict) -> Any:
+        method = methods.get(operation) or methods.setdefault(operation, getattr(client, snake(operation)))
+        return method(**request)
+
+    return call
+
+
+def batch_load(call: Call, items: Iterator[dict], total: int, label: str) -> None:
+    """Load items 25 at a time with BatchWriteItem, the fastest path, under a progress bar."""
+    batch: list[dict] = []
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        for each in items:
+            batch.append({"PutRequest": {"Item": each}})
+            if len(batch) == 25:
+                call("BatchWriteItem", {"RequestItems": {TABLE: batch}})
+                progress.advance(task, 25)
+                batch = []
+        if batch:
+            call("BatchWriteItem", {"RequestItems": {TABLE: batch}})
+            progress.advance(task, len(batch))
+
+
+def prepare(call: Call, label: str) -> None:
+    """Create the table with a 10,000-item Query partition and GET_ITEMS items for GetItem."""
+    call("CreateTable", DEFINITION)
+    rows = (item("q", i) for i in range(QUERY_PARTITION))
+    batch_load(call, rows, QUERY_PARTITION, f"{label}: query partition")
+    batch_load(call, (item(f"get#{n}", n) for n in range(GET_ITEMS)), GET_ITEMS, f"{label}: get items")
+
+
+@contextmanager
+def backend(kind: str, directory: Path) -> Iterator[Call]:
+    """A call function for one backend: direct-file, direct-memory, boto3-file, boto3-memory, moto."""
+    if kind == "moto":
+        from moto import mock_aws
+
+        os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1")
+        with mock_aws():
+            yield client_call(boto3.client("dynamodb", region_name="us-east-1"))
+        return
+    via, storage = kind.split("-")
+    path = str(directory / f"{kind}.db") if storage == "file" else None
+    engine = Engine(path)
+    try:
+        yield engine.handle if via == "direct" else client_call(tablewright.connect(engine=engine))
+    finally:
+        engine.close()
+
+
+def rate(call: Call, requests: list[tuple[str, dict]]) -> float:
+    """Calls per second over the requests, after a short warm-up on their first few."""
+    for operation, request in requests[:20]:
+        if operation in ("GetItem", "Query", "Scan"):
+            call(operation, request)
+    start = time.perf_counter()
+    for operation, request in requests:
+        call(operation, request)
+    return len(requests) / (time.perf_counter() - start)
+
+
+def measure_backends(kinds: list[str], count: int, directory: Path) -> dict[str, dict[str, float]]:
+    results: dict[str, dict[str, float]] = {}
+    for kind in kinds:
+        scale = SCALE["moto" if kind == "moto" else kind.split("-")[0]]
+        with backend(kind, directory) as call:
+            prepare(call, kind)
+            results[kind] = {}
+            for name, build in WORKLOADS.items():
+                n = max(20, int(count * scale * (0.2 if name.startswith(("Scan", "Transact")) else 1)))
+                results[kind][name] = rate(call, build(n, kind))
+                console.log(f"{kind:14s} {name:28s} {results[kind][name]:10,.0f} ops/s")
+    return results
+
+
+# ------------------------------------------------------------------------------------- raw SQLite floor
+
+
+def raw_sqlite(directory: Path, count: int) -> dict[str, float]:
+    """Insert (one row per committed transaction) and point-select rates on the engine's row layout."""
+    conn = sqlite3.connect(directory / "raw.db", isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(
+        "CREATE TABLE t (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, size INTEGER NOT NULL, "
+        "item BLOB NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+    )
+    rows = [
+        (hash(f"put#{i}") & 0xFFFFFFFF, f"put#{i}".encode(), b"\x01", 200, orjson.dumps(item(f"put#{i}", i)))
+        for i in range(count)
+    ]
+    start = time.perf_counter()
+    for row in rows:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT OR REPLACE INTO t VALUES (?, ?, ?, ?, ?)", row)
+        conn.execute("COMMIT")
+    inserts = count / (time.perf_counter() - start)
+    rng = random.Random(4)
+    picks = [rows[rng.randrange(count)][:3] for _ in range(count)]
+    start = time.perf_counter()
+    for h, pk, sk in picks:
+        conn.execute("SELECT item FROM t WHERE h = ? AND pk = ? AND sk = ?", (h, pk, sk)).fetchone()
+    selects = count / (time.perf_counter() - start)
+    conn.close()
+    return {"insert": inserts, "select": selects}
+
+
+# ------------------------------------------------------------------------------- boto3's own per-call cost
+
+
+def boto3_overhead(count: int) -> dict[str, float]:
+    """Seconds per call of boto3 answered by a no-op responder vs by the engine, for GetItem and PutItem.
+
+    The no-op responder returns the engine's own answer, captured once, so that botocore parses the same
+    bytes; the difference is what the engine adds to a boto3 call.
+    """
+    from botocore.awsrequest import AWSResponse
+
+    engine = Engine()
+    client = tablewright.connect(engine=engine)
+    call = client_call(client)
+    call("CreateTable", DEFINITION)
+    call("PutItem", {"TableName": TABLE, "Item": item("get#1", 1)})
+    samples = {"GetItem": ("GetItem", {"TableName": TABLE, "Key": key("get#1", 1)}), "PutItem": puts(1, "o")[0]}
+    with_engine = {op: per_call(call, [req] * count) for op, req in samples.values()}
+
+    noop_client = boto3.client(
+        "dynamodb", endpoint_url="http://noop.local", region_name="us-east-1", config=client.meta.config,
+        aws_access_key_id="x", aws_secret_access_key="x",
+    )
+    canned = {op: orjson.dumps(engine.handle(op, req)) for op, req in samples.values()}
+
+    class Body:
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def stream(self, **_: Any) -> Iterator[bytes]:
+            yield self.data
+
+    def respond(request: Any, **_: Any) -> AWSResponse:
+        operation = request.headers["X-Amz-Target"].decode().split(".")[1]
+        headers = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "noop"}
+        return AWSResponse(request.url, 200, headers, Body(canned[operation]))
+
+    noop_client.meta.events.register("before-send.dynamodb", respond)
+    noop = {op: per_call(client_call(noop_client), [req] * count) for op, req in samples.values()}
+    direct = {op: per_call(engine.handle, [req] * count) for op, req in samples.values()}
+    engine.close()
+    return {f"{op} {what}": table[op] for op in samples for what, table in
+            (("boto3 no-op", noop), ("boto3 + engine", with_engine), ("engine direct", direct))}
+
+
+def per_call(call: Call, requests: list[tuple[str, dict]]) -> float:
+    return 1.0 / rate(call, requests)
+
+
+# ------------------------------------------------------------------------------------ Query latency scale
+
+
+def query_latency(sizes: list[int], directory: Path, samples: int = 1000) -> dict[int, tuple[float, float]]:
+    """Median and p99 Query latency (seconds) for 10 items, in tables of ``sizes`` items (10K per partition)."""
+    results = {}
+    for size in sizes:
+        with Engine(str(directory / f"scale{size}.db")) as engine:
+            engine.handle("CreateTable", DEFINITION)
+            partitions = max(1, size // QUERY_PARTITION)
+            rows = (item(f"p{i // QUERY_PARTITION}", i % QUERY_PARTITION) for i in range(size))
+            started = time.perf_counter()
+            batch_load(engine.handle, rows, size, f"loading {size:,} items")
+            console.log(f"loaded {size:,} items in {time.perf_counter() - started:.1f}s")
+            rng = random.Random(5)
+            latencies = []
+            for _ in range(samples):
+                request = query_request(f"p{rng.randrange(partitions)}", rng.randrange(QUERY_PARTITION - 10))
+                start = time.perf_counter()
+                engine.handle("Query", request)
+                latencies.append(time.perf_counter() - start)
+            latencies.sort()
+            results[size] = (statistics.median(latencies), latencies[int(len(latencies) * 0.99)])
+            console.log(f"Query at {size:,}: median {results[size][0] * 1e6:.0f} µs, p99 {results[size][1] * 1e6:.0f} µs")
+    return results
+
+
+# -------------------------------------------------------------------------------------------- profile
+
+
+def profile(count: int) -> str:
+    """cProfile's top entries (by own time) for PutItem and GetItem through the direct API, file-backed."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp, Engine(str(Path(tmp) / "profile.db")) as engine:
+        engine.handle("CreateTable", DEFINITION)
+        for name, requests in (("PutItem", puts(count, "prof")), ("GetItem", gets(count, "prof"))):
+            if name == "GetItem":
+                for n in range(GET_ITEMS):
+                    engine.handle("PutItem", {"TableName": TABLE, "Item": item(f"get#{n}", n)})
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for operation, request in requests:
+                engine.handle(operation, request)
+            profiler.disable()
+            stream = __import__("io").StringIO()
+            pstats.Stats(profiler, stream=stream).strip_dirs().sort_stats("tottime").print_stats(14)
+            out.append(f"--- {name} x {count} (direct API, file) ---\n{stream.getvalue()}")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------ targets, report
+
+
+def targets(
+    results: dict[str, dict[str, float]],
+    raw: dict[str, float],
+    overhead: dict[str, float],
+    latency: dict[int, tuple[float, float]],
+) -> list[tuple[str, str, bool]]:
+    """(target, measured, met) for each of the engine's performance targets that this run measured."""
+    direct, memory = results.get("direct-file", {}), results.get("direct-memory", {})
+    moto = results.get("moto", {})
+    rows = [
+        ("direct PutItem >= 50% of raw SQLite insert (file)", direct["PutItem"] / raw["insert"], 0.5),
+        ("direct GetItem >= 30% of raw SQLite point select (file)", direct["GetItem"] / raw["select"], 0.3),
+    ]
+    if moto:
+        rows.append(("direct mixed >= 30x moto (file)", direct["mixed"] / moto["mixed"], 30))
+        rows.append(("direct mixed >= 30x moto (memory)", memory["mixed"] / moto["mixed"], 30))
+        boto = results["boto3-memory"]
+        rows.append(("boto3 Query >= 10x moto (memory)", boto["Query (10 of 10K)"] / moto["Query (10 of 10K)"], 10))
+        rows.append(("boto3 mixed >= 30x moto (memory)", boto["mixed"] / moto["mixed"], 30))
+    out = [(name, f"{value:.2f}{'x' if limit >= 1 else ''}" if limit >= 1 else f"{value:.0%}", value >= limit)
+           for name, value, limit in rows]
+    for op in ("GetItem", "PutItem"):
+        added = overhead[f"{op} boto3 + engine"] / overhead[f"{op} boto3 no-op"] - 1
+        out.append((f"boto3 {op}: engine adds < 15% to boto3's per-call cost", f"+{added:.0%}", added < 0.15))
+    if len(latency) > 1:
+        small, large = min(latency), max(latency)
+        ratio = latency[large][0] / latency[small][0]
+        out.append((f"Query median at {large:,} within 2x of {small:,}", f"{ratio:.2f}x", ratio <= 2))
+    return out
+
+
+def render(
+    results: dict[str, dict[str, float]],
+    raw: dict[str, float],
+    overhead: dict[str, float],
+    latency: dict[int, tuple[float, float]],
+    met: list[tuple[str, str, bool]],
+) -> str:
+    """The Engine section of docs/benchmarks.md (Markdown)."""
+    model = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    cpu = next((line.split(":", 1)[1].strip() for line in model.splitlines() if line.startswith("Model name")), "?")
+    date = subprocess.run(["date", "-u"], capture_output=True, text=True).stdout.strip()
+    kinds = list(results)
+    lines = [
+        "## Engine",
+        "",
+        "`python bench/engine_bench.py --write-docs` (add `--million` for the 1M-item Query point). In-process,",
+        "single thread; ops/s. `direct` is `Engine.handle`, `boto3` is `tablewright.connect()` in-process,",
+        "`moto` is `moto.mock_aws()` + boto3; `file` is a SQLite file in a temp dir (WAL, synchronous=NORMAL).",
+        "",
+        f"Run {date} on {cpu}, `nproc` = {os.cpu_count()}, Python {platform.python_version()}. Other work may",
+        "share the machine: compare within one run.",
+        "",
+        "| operation | " + " | ".join(kinds) + " |",
+        "|---|" + "---:|" * len(kinds),
+    ]
+    for name in WORKLOADS:
+        lines.append(f"| {name} | " + " | ".join(f"{results[k][name]:,.0f}" for k in kinds) + " |")
+    lines += [
+        "",
+        f"Raw SQLite on the same layout (one row per committed transaction): insert {raw['insert']:,.0f}/s, "
+        f"point select {raw['select']:,.0f}/s.",
+        "",
+        "| per-call cost (µs) | boto3 no-op responder | boto3 + engine | engine direct |",
+        "|---|---:|---:|---:|",
+    ]
+    for op in ("GetItem", "PutItem"):
+        cells = [overhead[f"{op} {what}"] * 1e6 for what in ("boto3 no-op", "boto3 + engine", "engine direct")]
+        lines.append(f"| {op} | " + " | ".join(f"{c:.0f}" for c in cells) + " |")
+    lines += ["", "| Query latency, 10 items | median µs | p99 µs |", "|---|---:|---:|"]
+    lines += [f"| {size:,} items | {m * 1e6:.0f} | {p * 1e6:.0f} |" for size, (m, p) in latency.items()]
+    lines += ["", "| target | measured | met |", "|---|---:|---|"]
+    lines += [f"| {name} | {value} | {'yes' if ok else '**no**'} |" for name, value, ok in met]
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(section: str) -> None:
+    """Replace the Engine section of docs/benchmarks.md (or add it), leaving the other sections alone."""
+    text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
+    pattern = re.compile(r"^## Engine\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section + "\n", text).rstrip("\n") + "\n"
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    DOCS.write_text(text)
+
+
+def print_table(results: dict[str, dict[str, float]], met: list[tuple[str, str, bool]]) -> None:
+    table = Table(title="ops/s")
+    table.add_column("operation")
+    for kind in results:
+        table.add_column(kind, justify="right")
+    for name in WORKLOADS:
+        table.add_row(name, *(f"{results[k][name]:,.0f}" for k in results))
+    console.print(table)
+    verdicts = Table(title="targets")
+    for column in ("target", "measured", "met"):
+        verdicts.add_column(column)
+    for name, value, ok in met:
+        verdicts.add_row(name, value, "yes" if ok else "[red]no[/red]")
+    console.print(verdicts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=3000, help="calls per direct-API measurement")
+    parser.add_argument("--million", action="store_true", help="add the 1M-item Query latency point")
+    parser.add_argument("--no-moto", action="store_true", help="skip moto (its setup takes a while)")
+    parser.add_argument("--write-docs", action="store_true", help="update the Engine section of docs/benchmarks.md")
+    parser.add_argument("--profile", action="store_true", help="print cProfile top entries for PutItem/GetItem")
+    args = parser.parse_args()
+    kinds = ["direct-file", "direct-memory", "boto3-file", "boto3-memory"] + ([] if args.no_moto else ["moto"])
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        results = measure_backends(kinds, args.count, directory)
+        raw = raw_sqlite(directory, args.count)
+        overhead = boto3_overhead(args.count // 2)
+        sizes = [10_000, 100_000] + ([1_000_000] if args.million else [])
+        latency = query_latency(sizes, directory)
+    met = targets(results, raw, overhead, latency)
+    print_table(results, met)
+    section = render(results, raw, overhead, latency, met)
+    console.print(section, markup=False, highlight=False)
+    if args.write_docs:
+        write_docs(section)
+        console.log(f"updated {DOCS}")
+    if args.profile:
+        print(profile(args.count))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Sample items from an example's ``generate.py`` (the ``tablewright check`` convention), composed into
+full items by the design's entities, without a client: for exports that embed sample data.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..design.model import Design
+
+# A fixed write time keeps computed attributes (created_at, ttl) and thus the export reproducible.
+SAMPLE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def generator_for(design_path: Path) -> Path | None:
+    """``<stem>.generate.py`` or (for ``design.yaml``) ``generate.py`` beside a design file."""
+    for candidate in (design_path.with_name(f"{design_path.stem}.generate.py"), design_path.with_name("generate.py")):
+        if candidate.is_file() and (design_path.name == "design.yaml" or candidate.name != "generate.py"):
+            return candidate
+    return None
+
+
+def _load(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_tw_export_sample_{abs(hash(path))}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))  # generators import helper modules beside them
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def sample_items(design: Design, design_path: Path | None, per_entity: int = 10, seed: int = 0) -> dict[str, list[dict]]:
+    """Logical table name -> full items (keys composed), at most ``per_entity`` per entity.
+
+    Empty when the design has no generator beside it.
+    """
+    generator = generator_for(design_path) if design_path else None
+    if generator is None:
+        return {}
+    generated = _load(generator).generate(seed, 1.0)
+    tables: dict[str, list[dict]] = {}
+    for entity_name, values_list in generated.items():
+        entity = design.entities.get(entity_name)
+        if entity is None:
+            continue
+        items = [entity.to_item(values, now=SAMPLE_TIME) for values in values_list[:per_entity]]
+        tables.setdefault(entity.table, []).extend(items)
+    return tables
