@@ -121,7 +121,11 @@ def test_unique_markers_make_writes_transactional() -> None:
 
 
 def test_ttl_deletes_are_free_and_counted_for_streams() -> None:
-    text = DESIGN.replace("partition_key: {name: id, type: S}\n", "partition_key: {name: id, type: S}\n    ttl: expires\n    stream: NEW_IMAGE\n", 1)
+    text = DESIGN.replace(
+        "partition_key: {name: id, type: S}\n",
+        "partition_key: {name: id, type: S}\n    ttl: expires\n    stream: NEW_IMAGE\n",
+        1,
+    )
     text = text.replace("status: {type:", "expires: {type: number, format: epoch_s}\n      status: {type:")
     est = estimate(loads(text, "ttl.yaml"))
     assert est.ttl_deletes["things"] == pytest.approx(10 * MONTH)

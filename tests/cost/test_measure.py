@@ -47,7 +47,7 @@ volumes:
   patterns: {order: {reads: 1/s}, latest: {reads: 1/s}}
 """
 
-GENERATOR = '''
+GENERATOR = """
 import uuid
 
 CUSTOMER = "550e8400-e29b-41d4-a716-446655440000"
@@ -68,7 +68,7 @@ def generate(seed, scale):
 
 def params():
     return {"order": [{"customer_id": CUSTOMER, "order_id": order_id(3)}], "latest": [{"customer_id": CUSTOMER}]}
-'''
+"""
 
 
 @pytest.fixture()
@@ -85,7 +85,11 @@ def test_measured_read_units_agree_with_the_estimate(design_file: Path) -> None:
     assert measured.source == "generator" and measured.items_written == 30
     estimated = {p.name: p.units_per_call for p in estimate(design).patterns}
     for name in ("order", "latest"):
-        assert abs(measured.per_call[name] - estimated[name]) <= TOLERANCE, (name, measured.per_call, estimated)
+        assert abs(measured.per_call[name] - estimated[name]) <= TOLERANCE, (
+            name,
+            measured.per_call,
+            estimated,
+        )
     assert measured.per_call["order"] == 0.5  # one small item, eventually consistent
 
 

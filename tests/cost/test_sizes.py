@@ -54,7 +54,13 @@ def test_write_units_round_up_to_1kb(size: int, units: int) -> None:
 
 @pytest.mark.parametrize(
     ("size", "consistency", "units"),
-    [(1, "eventual", 0.5), (4096, "eventual", 0.5), (4097, "eventual", 1.0), (4097, "strong", 2.0), (4097, "transactional", 4.0)],
+    [
+        (1, "eventual", 0.5),
+        (4096, "eventual", 0.5),
+        (4097, "eventual", 1.0),
+        (4097, "strong", 2.0),
+        (4097, "transactional", 4.0),
+    ],
 )
 def test_read_units_round_up_to_4kb(size: int, consistency: str, units: float) -> None:
     assert read_units(size, consistency) == units

@@ -32,7 +32,6 @@ from .support.workload import (
     TABLE_DEFINITION,
     check_bank,
     create_bank,
-    open_engine,
     read_all,
 )
 
@@ -75,7 +74,9 @@ def run_child(path: Path, seed: int, run: int, kill_after: int) -> History:
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
-        assert first == "READY\n", f"child did not start: {first!r} {proc.stderr.read() if proc.stderr else ''}"
+        assert first == "READY\n", (
+            f"child did not start: {first!r} {proc.stderr.read() if proc.stderr else ''}"
+        )
         acks = 0
         while acks < kill_after:
             line = proc.stdout.readline()
@@ -113,7 +114,11 @@ def check_writes(items: list[dict], histories: dict[int, History]) -> None:
             present.add(("T", sk))
     acked, possible, declined = set(), set(), set()
     for run, history in histories.items():
-        for group, target in ((history.acked, acked), (history.in_flight, possible), (history.declined, declined)):
+        for group, target in (
+            (history.acked, acked),
+            (history.in_flight, possible),
+            (history.declined, declined),
+        ):
             for kind, ident in group:
                 target.add((kind, ident if kind == "T" else f"{run}/{ident}"))
     assert acked - present == set(), "acknowledged writes lost"
@@ -154,7 +159,7 @@ def check_counts_and_indexes(engine: Engine, items: list[dict]) -> None:
 def verify(path: Path, histories: dict[int, History]) -> None:
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    with open_engine(str(path)) as engine:
+    with Engine(str(path)) as engine:
         items = read_all(engine, "Scan", {"TableName": TABLE})
         check_writes(items, histories)
         check_bank(items, ACCOUNTS, INITIAL_BALANCE)
@@ -178,8 +183,8 @@ def test_sigkill_keeps_acknowledged_writes_and_whole_transactions(tmp_path: Path
     assert acknowledged > 0, "the children never acknowledged a write: the test checked nothing"
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: the catalog is loaded lazily, only inside a transaction")
 def test_first_request_on_reopened_file_sees_its_tables(tmp_path: Path) -> None:
+    """Regression: a fresh Engine used to know no tables until its first transaction loaded the catalog."""
     path = str(tmp_path / "reopen.db")
     with Engine(path) as engine:
         engine.create_table(TABLE_DEFINITION)

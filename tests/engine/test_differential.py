@@ -243,7 +243,11 @@ class Delete:
     sk: dict[str, str]
 
     def on_engine(self, engine: Engine) -> Any:
-        request = {"TableName": TABLE, "Key": {"pk": {"S": self.pk}, "sk": self.sk}, "ReturnValues": "ALL_OLD"}
+        request = {
+            "TableName": TABLE,
+            "Key": {"pk": {"S": self.pk}, "sk": self.sk},
+            "ReturnValues": "ALL_OLD",
+        }
         return normalise_response(run_engine(engine, "DeleteItem", request))
 
     def on_model(self, model: Model) -> Any:
@@ -378,7 +382,9 @@ values = st.one_of(
     st.sets(st.sampled_from(SMALL_N), min_size=1, max_size=3).map(lambda s: {"NS": sorted(s)}),
 )
 small_numbers = st.sampled_from(SMALL_N).map(lambda n: {"N": n})
-string_sets = st.sets(st.sampled_from(["x", "y", "é", "𝄞"]), min_size=1, max_size=3).map(lambda s: {"SS": sorted(s)})
+string_sets = st.sets(st.sampled_from(["x", "y", "é", "𝄞"]), min_size=1, max_size=3).map(
+    lambda s: {"SS": sorted(s)}
+)
 
 # Which actions each attribute may take, keeping each attribute's type fixed (n numeric, tags a string set).
 _ATTRIBUTE_ACTIONS = {
@@ -406,7 +412,9 @@ def query_ops(draw: st.DrawFn, kind: str) -> Query:
     if condition == "begins_with":
         operands = ({"S": draw(st.sampled_from(S_PREFIXES))},)
     elif condition == "between":
-        pair = sorted(draw(st.lists(sort_keys(kind), min_size=2, max_size=2)), key=lambda v: sort_order(kind, v))
+        pair = sorted(
+            draw(st.lists(sort_keys(kind), min_size=2, max_size=2)), key=lambda v: sort_order(kind, v)
+        )
         operands = tuple(pair)
     elif condition is not None:
         operands = (draw(sort_keys(kind)),)
@@ -445,7 +453,10 @@ def new_engine(kind: str) -> Engine:
     engine.create_table(
         {
             "TableName": TABLE,
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
             "AttributeDefinitions": [
                 {"AttributeName": "pk", "AttributeType": "S"},
                 {"AttributeName": "sk", "AttributeType": kind},
@@ -514,8 +525,20 @@ def test_pinned_sequences(name: str) -> None:
 
 def test_reference_model_sees_known_orderings() -> None:
     """The model's own orderings, pinned, so that a model bug cannot make the differential test agree."""
-    assert sorted(["𝄞", "\ufffd", "ｚ", "é", "e\u0301"], key=str.encode) == ["e\u0301", "é", "ｚ", "\ufffd", "𝄞"]
-    assert sorted(["1e2", "-1E-130", "10", "-0.001", "0"], key=Decimal) == ["-0.001", "-1E-130", "0", "10", "1e2"]
+    assert sorted(["𝄞", "\ufffd", "ｚ", "é", "e\u0301"], key=str.encode) == [
+        "e\u0301",
+        "é",
+        "ｚ",
+        "\ufffd",
+        "𝄞",
+    ]
+    assert sorted(["1e2", "-1E-130", "10", "-0.001", "0"], key=Decimal) == [
+        "-0.001",
+        "-1E-130",
+        "0",
+        "10",
+        "1e2",
+    ]
     assert number("1.50") == number("1.5") == "1.5" and number("1e2") == "100"
     assert model_pages([1, 2], 2) == [{"Items": [1, 2], "More": True}, {"Items": [], "More": False}]
     assert model_pages([1, 2, 3], 2) == [{"Items": [1, 2], "More": True}, {"Items": [3], "More": False}]

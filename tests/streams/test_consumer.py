@@ -265,3 +265,24 @@ def test_the_consumer_works_over_http_against_tablewright_serve(engine):
         _consumer(ddb, streams, handler).drain()
 
     assert handler.keys == ["a", "b"]
+
+
+def test_the_consumer_moves_to_the_new_stream_when_the_stream_is_replaced(ddb, streams, clock):
+    create_table(ddb)
+    _put(ddb, "a")
+    checkpoint = MemoryCheckpoint()
+    _consumer(ddb, streams, Recorder(), checkpoint=checkpoint).drain()
+    ddb.update_table(TableName="orders", StreamSpecification={"StreamEnabled": False})
+    clock.advance(1)  # a new stream label
+    ddb.update_table(
+        TableName="orders", StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    )
+    _put(ddb, "b")
+    handler = Recorder()
+
+    _consumer(ddb, streams, handler, checkpoint=checkpoint).drain()
+
+    new_arn = ddb.describe_table(TableName="orders")["Table"]["LatestStreamArn"]
+    assert handler.keys[-1] == "b"
+    assert handler.events[-1]["Records"][-1]["eventSourceARN"] == new_arn
+    assert checkpoint.state["stream_arn"] == new_arn

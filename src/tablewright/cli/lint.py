@@ -19,7 +19,9 @@ def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
     for item in severity:
         rule, sep, level = item.partition("=")
         if not sep:
-            raise click.BadParameter(f"{item!r}: write RULE=LEVEL, e.g. TW105=warning", param_hint="--severity")
+            raise click.BadParameter(
+                f"{item!r}: write RULE=LEVEL, e.g. TW105=warning", param_hint="--severity"
+            )
         levels[rule] = level
     data["severity"] = levels
     try:
@@ -29,17 +31,30 @@ def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
 
 
 def _rules_table() -> str:
-    return "\n".join(f"{r.id}  {r.severity:<7}  {r.name}: {r.summary}" for r in sorted(RULES.values(), key=lambda r: r.id))
+    return "\n".join(
+        f"{r.id}  {r.severity:<7}  {r.name}: {r.summary}" for r in sorted(RULES.values(), key=lambda r: r.id)
+    )
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True
+)
 @click.option("--disable", multiple=True, metavar="RULE[,RULE]", help="Switch rules off (ids or names).")
-@click.option("--severity", multiple=True, metavar="RULE=LEVEL", help=f"Re-grade a rule ({', '.join(SEVERITIES)}).")
+@click.option(
+    "--severity", multiple=True, metavar="RULE=LEVEL", help=f"Re-grade a rule ({', '.join(SEVERITIES)})."
+)
 @click.option("--brief", is_flag=True, help="Text format: omit the why/fix lines.")
 @click.option("--list-rules", is_flag=True, help="List every rule and exit.")
-def lint(paths: tuple[str, ...], fmt: str, disable: tuple[str, ...], severity: tuple[str, ...], brief: bool, list_rules: bool) -> None:
+def lint(
+    paths: tuple[str, ...],
+    fmt: str,
+    disable: tuple[str, ...],
+    severity: tuple[str, ...],
+    brief: bool,
+    list_rules: bool,
+) -> None:
     """Check design files against DynamoDB's limits, costs and the design's own conventions.
 
     Exit status: 0 clean (or info only), 1 warnings, 2 errors.
@@ -55,7 +70,11 @@ def lint(paths: tuple[str, ...], fmt: str, disable: tuple[str, ...], severity: t
 
         render_text(report, Console(), explain=not brief)
     elif fmt == "json":
-        payload = {"files": report.files, "findings": [f.as_dict() for f in report.findings], "counts": report.counts()}
+        payload = {
+            "files": report.files,
+            "findings": [f.as_dict() for f in report.findings],
+            "counts": report.counts(),
+        }
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         sys.stdout.buffer.write(orjson.dumps(to_sarif(report), option=orjson.OPT_INDENT_2) + b"\n")

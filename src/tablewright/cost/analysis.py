@@ -42,7 +42,9 @@ class Cardinality:
         return self.values is not None
 
 
-def _field_cardinality(name: str, filters: tuple[str, ...], args: dict[str, str | None], entity: Entity) -> Cardinality:
+def _field_cardinality(
+    name: str, filters: tuple[str, ...], args: dict[str, str | None], entity: Entity
+) -> Cardinality:
     attr = entity.attributes.get(name)
     if "shard" in filters:
         count = int(args.get("shard") or 10)
@@ -58,6 +60,8 @@ def _field_cardinality(name: str, filters: tuple[str, ...], args: dict[str, str 
         return Cardinality("enum", len(attr.enum), f"{name} has {len(attr.enum)} values")
     if attr.type == "boolean":
         return Cardinality("enum", 2, f"{name} is a boolean")
+    if attr.format == "date":
+        return Cardinality("time", 1, f"{name} is a calendar day")
     if attr.format in TIME_FORMATS or (attr.computed and attr.computed.kind in ("created_at", "updated_at")):
         return Cardinality("time", None, f"{name} is a timestamp")
     return Cardinality("high", None, name)
@@ -68,7 +72,9 @@ def key_cardinality(entity: Entity, template: KeyTemplate) -> Cardinality:
     if template.is_constant:
         return Cardinality("constant", 1, f"the literal {template.source!r}")
     parts = [
-        _field_cardinality(f.name, tuple(c.name for c in f.filters), {c.name: c.arg for c in f.filters}, entity)
+        _field_cardinality(
+            f.name, tuple(c.name for c in f.filters), {c.name: c.arg for c in f.filters}, entity
+        )
         for f in template.field_parts
     ]
     if any(p.kind == "high" for p in parts):
@@ -205,7 +211,8 @@ def literal_partition(pattern: AccessPattern) -> bool:
         return False
     bound = pattern.served.partition
     return all(
-        f in bound and not (isinstance(bound[f], str) and str(bound[f]).startswith(":")) for f in entry.pk.fields
+        f in bound and not (isinstance(bound[f], str) and str(bound[f]).startswith(":"))
+        for f in entry.pk.fields
     )
 
 
@@ -253,7 +260,9 @@ def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
     if served.op == "scan":
         total = sum(items_of(design, e) for e in entities_in(design, table or "", None))
         if pattern.means.limit:
-            return RowsRead(min(total or float("inf"), pattern.means.limit / kept), False, "scan stops at the limit")
+            return RowsRead(
+                min(total or float("inf"), pattern.means.limit / kept), False, "scan stops at the limit"
+            )
         return RowsRead(total, not total, "a scan reads every item")
     if pattern.means.limit:
         wanted = pattern.means.limit / kept
@@ -266,8 +275,17 @@ def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
     if population is not None:
         if served.sort is not None:
             # The range a caller asks for is unknown: price the whole partition, and say so.
-            return RowsRead(population, False, f"up to its whole partition, {population:,.0f} items (sort range unknown)", True)
+            return RowsRead(
+                population,
+                False,
+                f"up to its whole partition, {population:,.0f} items (sort range unknown)",
+                True,
+            )
         return RowsRead(population, False, "the whole partition")
+    entry = served.entity_key
+    if entry is not None and entry.sk is None:
+        # No sort key: a table partition holds one item; a GSI's usually does (a lookup by id).
+        return RowsRead(1, served.index is not None, "one item per key (no sort key)")
     return RowsRead(DEFAULT_QUERY_ITEMS, True, f"assumed {DEFAULT_QUERY_ITEMS} items per query")
 
 

@@ -77,7 +77,9 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
         if target.kind == "local":
             wcu = rcu = 0  # served from the table's provisioned capacity
         else:
-            extra_w, extra_r = lsi_units.get(target.table, (0.0, 0.0)) if target.kind == "table" else (0.0, 0.0)
+            extra_w, extra_r = (
+                lsi_units.get(target.table, (0.0, 0.0)) if target.kind == "table" else (0.0, 0.0)
+            )
             wcu = _capacity(target.write_units + extra_w, estimate.peak_factor)
             rcu = _capacity(target.read_units + extra_r, estimate.peak_factor)
         hours = prices.hours_per_month
@@ -86,7 +88,16 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
             "read": rcu * prices.rcu_hour * hours * multiplier,
             "storage": storage,
         }
-        line = Line(target.name, _storage_gb(target), target.write_units, target.read_units, on_demand, wcu, rcu, provisioned)
+        line = Line(
+            target.name,
+            _storage_gb(target),
+            target.write_units,
+            target.read_units,
+            on_demand,
+            wcu,
+            rcu,
+            provisioned,
+        )
         bill.lines.append(line)
         bill.on_demand += sum(on_demand.values())
         bill.provisioned += sum(provisioned.values())
@@ -108,11 +119,15 @@ def _free_tier(bill: Bill, prices: Prices) -> dict[str, float]:
     wcu = sum(line.provisioned_wcu for line in bill.lines)
     rcu = sum(line.provisioned_rcu for line in bill.lines)
     hours = prices.hours_per_month
-    capacity = min(wcu, free["wcu"]) * prices.wcu_hour * hours + min(rcu, free["rcu"]) * prices.rcu_hour * hours
+    capacity = (
+        min(wcu, free["wcu"]) * prices.wcu_hour * hours + min(rcu, free["rcu"]) * prices.rcu_hour * hours
+    )
     return {
         "storage": storage,
         "provisioned_capacity": capacity,
         "on_demand_after_free_tier": max(0.0, bill.on_demand - storage),
         "provisioned_after_free_tier": max(0.0, bill.provisioned - storage - capacity),
-        "within_free_tier_provisioned": float(wcu <= free["wcu"] and rcu <= free["rcu"] and gb <= free["storage_gb"]),
+        "within_free_tier_provisioned": float(
+            wcu <= free["wcu"] and rcu <= free["rcu"] and gb <= free["storage_gb"]
+        ),
     }

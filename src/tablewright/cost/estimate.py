@@ -92,7 +92,9 @@ def estimate(design: Design) -> Estimate:
     for tname, table in design.tables.items():
         result.targets[tname] = Target(tname, None, "table", table_class=table.table_class)
         for iname, index in table.indexes.items():
-            result.targets[f"{tname}/{iname}"] = Target(tname, iname, index.kind, table_class=table.table_class)
+            result.targets[f"{tname}/{iname}"] = Target(
+                tname, iname, index.kind, table_class=table.table_class
+            )
     for name in design.entities:
         _entity(design, name, result)
     for pattern in design.patterns.values():
@@ -112,7 +114,9 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
     writes = (volume.writes_per_second if volume else 0.0) * SECONDS_PER_MONTH
     size = entity_size(design, name)
     if size.source == "attributes" and (items or writes):
-        result.assumptions.append(f"{name}: item size {size.typical} B estimated from its attributes (declare item_size)")
+        result.assumptions.append(
+            f"{name}: item size {size.typical} B estimated from its attributes (declare item_size)"
+        )
     markers = len(entity.unique) + (1 if entity.idempotency_key else 0)
     factor = 2 if markers else 1  # TransactWriteItems charges 2x per item
     base = result.targets[entity.table]
@@ -166,14 +170,18 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
     consistency = _consistency(design, pattern, table)
     entity = served.via or pattern.returns[0]
     size = (
-        index_entry_size(design, entity, target.index) if target.index else entity_size(design, entity).typical
+        index_entry_size(design, entity, target.index)
+        if target.index
+        else entity_size(design, entity).typical
     )
     if served.op == "scan":
         size = target.entry_bytes or size
     per_call = _UNITS[served.op](rows.items, size, consistency)
     if (rows.assumed or rows.upper_bound) and calls:
         result.assumptions.append(f"pattern {pattern.name}: {rows.why}")
-    cost = PatternCost(pattern.name, target.name, served.op, calls, rows.items, per_call, consistency, rows.assumed)
+    cost = PatternCost(
+        pattern.name, target.name, served.op, calls, rows.items, per_call, consistency, rows.assumed
+    )
     result.patterns.append(cost)
     target.read_units += cost.read_units
 
@@ -207,7 +215,11 @@ def _partition_load(design: Design, target: Target, result: Estimate) -> None:
         volume = design.volumes.entities.get(name)
         if card.values is None or volume is None:
             continue
-        size = index_entry_size(design, name, target.index) if target.index else entity_size(design, name).typical
+        size = (
+            index_entry_size(design, name, target.index)
+            if target.index
+            else entity_size(design, name).typical
+        )
         share = analysis.membership(design, name, target.index)
         wcu = (wcu or 0.0) + peak * volume.writes_per_second * share * write_units(size) / card.values
     for cost in result.patterns:

@@ -87,18 +87,26 @@ def _vary(attr: Attribute, value: object, i: int) -> object:
 def _synthesize(design: Design) -> dict[str, list[dict[str, object]]]:
     data: dict[str, list[dict[str, object]]] = {}
     for name, entity in design.entities.items():
-        count = min(SYNTHETIC_ITEMS, design.volumes.entities[name].items) if name in design.volumes.entities else SYNTHETIC_ITEMS
+        count = (
+            min(SYNTHETIC_ITEMS, design.volumes.entities[name].items)
+            if name in design.volumes.entities
+            else SYNTHETIC_ITEMS
+        )
         data[name] = [_item(entity, i) for i in range(max(1, count))]
     return data
 
 
 def _item(entity: Entity, i: int) -> dict[str, object]:
     return {
-        name: _vary(attr, sample_value(attr), i) for name, attr in entity.attributes.items() if attr.computed is None
+        name: _vary(attr, sample_value(attr), i)
+        for name, attr in entity.attributes.items()
+        if attr.computed is None
     }
 
 
-def _params_for(design: Design, pattern: AccessPattern, data: dict[str, list[dict[str, object]]]) -> dict[str, object]:
+def _params_for(
+    design: Design, pattern: AccessPattern, data: dict[str, list[dict[str, object]]]
+) -> dict[str, object]:
     """Parameters for one run: values of the first stored item, windows as wide as possible."""
     entity = pattern.served.via or pattern.returns[0]
     first = (data.get(entity) or [{}])[0]

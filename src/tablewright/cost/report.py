@@ -12,7 +12,9 @@ from .estimate import PARTITION_RCU, PARTITION_WCU, Estimate, estimate
 from .prices import Prices, default_prices
 
 
-def build(design: Any, prices: Prices | None = None, measured: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(
+    design: Any, prices: Prices | None = None, measured: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Estimate and price a design; ``measured`` (from ``--measure``) is put beside the estimate."""
     prices = prices or default_prices()
     est = estimate(design)
@@ -73,7 +75,8 @@ def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any]
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:,.4f}"
+    # Sub-cent figures keep 4 decimals (the van design is cents a month); float dust prints as 0.
+    return f"${value:,.2f}" if abs(value) >= 0.01 or abs(value) < 5e-5 else f"${value:,.4f}"
 
 
 def _units(value: float) -> str:
@@ -89,7 +92,18 @@ def _peak(value: float | None) -> str:
 
 def rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The per-table/index table: header and rows (shared by text and Markdown)."""
-    header = ["table/index", "items", "storage GB", "WRU/month", "RRU/month", "on-demand", "prov. WCU/RCU", "provisioned", "peak/key W", "peak/key R"]
+    header = [
+        "table/index",
+        "items",
+        "storage GB",
+        "WRU/month",
+        "RRU/month",
+        "on-demand",
+        "prov. WCU/RCU",
+        "provisioned",
+        "peak/key W",
+        "peak/key R",
+    ]
     body = [
         [
             t["name"],
@@ -136,7 +150,16 @@ def summary(data: dict[str, Any]) -> list[str]:
 
 def pattern_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Per-pattern read units, with measured figures when present."""
-    header = ["pattern", "target", "op", "calls/month", "items/call", "RRU/call", "RRU/month", "measured RRU/call"]
+    header = [
+        "pattern",
+        "target",
+        "op",
+        "calls/month",
+        "items/call",
+        "RRU/call",
+        "RRU/month",
+        "measured RRU/call",
+    ]
     body = [
         [
             p["name"],
@@ -170,10 +193,15 @@ def render_text(data: dict[str, Any], console: Any) -> None:
     """Print the report with rich tables."""
     from rich.table import Table
 
-    for title, (header, body) in ((f"{data['design']}: tables and indexes", rows(data)), ("access patterns", pattern_rows(data))):
+    for title, (header, body) in (
+        (f"{data['design']}: tables and indexes", rows(data)),
+        ("access patterns", pattern_rows(data)),
+    ):
         table = Table(title=title, title_justify="left")
         for column in header:
-            table.add_column(column, justify="left" if column in ("table/index", "pattern", "target", "op") else "right")
+            table.add_column(
+                column, justify="left" if column in ("table/index", "pattern", "target", "op") else "right"
+            )
         for row in body:
             table.add_row(*row)
         console.print(table)

@@ -199,7 +199,9 @@ def sample_item(entity: Entity, largest: bool = False) -> dict[str, object] | No
     """
     try:
         values = {
-            name: sample_value(attr, largest) for name, attr in entity.attributes.items() if attr.computed is None
+            name: sample_value(attr, largest)
+            for name, attr in entity.attributes.items()
+            if attr.computed is None
         }
     except Unbounded:
         return None

@@ -52,6 +52,7 @@ class Engine:
         self.region = region
         self.account = account
         self.clock = clock
+        self.store.clock = clock  # stream records are stamped with the engine's time
         self.item_collection_limit = item_collection_limit
         self._validate = validate
         self._sweeper: ttl.Sweeper | None = None

@@ -323,11 +323,15 @@ class Store:
 
     def collection_size(self, conn: sqlite3.Connection, meta: TableMeta, h: int, pk: bytes) -> int:
         """Bytes of one item collection: the items of a partition key plus their local index entries."""
-        total = conn.execute(f"SELECT COALESCE(SUM(size), 0) FROM {meta.sql_name} WHERE h = ? AND pk = ?", (h, pk))
+        total = conn.execute(
+            f"SELECT COALESCE(SUM(size), 0) FROM {meta.sql_name} WHERE h = ? AND pk = ?", (h, pk)
+        )
         size = total.fetchone()[0]
         for index in meta.indexes.values():
             if index.kind == "LSI":
-                query = f"SELECT COALESCE(SUM(size), 0) FROM {meta.index_sql_name(index)} WHERE h = ? AND pk = ?"
+                query = (
+                    f"SELECT COALESCE(SUM(size), 0) FROM {meta.index_sql_name(index)} WHERE h = ? AND pk = ?"
+                )
                 size += conn.execute(query, (h, pk)).fetchone()[0]
         return size
 

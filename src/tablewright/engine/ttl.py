@@ -71,9 +71,12 @@ class Sweeper(threading.Thread):
         self._stop_event = threading.Event()
 
     def run(self) -> None:
+        from .ops.streams import trim_streams  # the sweeper also drops stream records past 24 hours
+
         while not self._stop_event.wait(self.interval):
             try:
                 self.engine.sweep_ttl()
+                trim_streams(self.engine)
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
                 continue
 

@@ -29,26 +29,56 @@ def _key(key: Any) -> str:
 
 def _billing(table: Table) -> str:
     billing = table.billing
-    return "on demand" if billing.mode == "on_demand" else f"provisioned {billing.read} RCU / {billing.write} WCU"
+    return (
+        "on demand"
+        if billing.mode == "on_demand"
+        else f"provisioned {billing.read} RCU / {billing.write} WCU"
+    )
 
 
 def _projection(index: Any) -> str:
     projection = index.projection
-    return projection.type if not projection.attributes else f"{projection.type} ({', '.join(projection.attributes)})"
+    return (
+        projection.type
+        if not projection.attributes
+        else f"{projection.type} ({', '.join(projection.attributes)})"
+    )
 
 
 def _tables(design: Design, **_: Any) -> list[str]:
     lines = ["## Tables", ""]
     for name, table in design.tables.items():
-        lines += [f"### `{table.table_name}`" + (f" (logical `{name}`)" if name != table.table_name else ""), ""]
+        lines += [
+            f"### `{table.table_name}`" + (f" (logical `{name}`)" if name != table.table_name else ""),
+            "",
+        ]
         lines += _table(
             ["partition key", "sort key", "billing", "TTL", "stream", "class", "PITR"],
-            [[_key(table.partition_key), _key(table.sort_key), _billing(table), table.ttl or "-", table.stream or "-", table.table_class, "yes" if table.pitr else "no"]],
+            [
+                [
+                    _key(table.partition_key),
+                    _key(table.sort_key),
+                    _billing(table),
+                    table.ttl or "-",
+                    table.stream or "-",
+                    table.table_class,
+                    "yes" if table.pitr else "no",
+                ]
+            ],
         )
         if table.indexes:
             lines += _table(
                 ["index", "kind", "partition key", "sort key", "projection"],
-                [[i.name, "GSI" if i.kind == "global" else "LSI", _key(i.partition_key), _key(i.sort_key), _projection(i)] for i in table.indexes.values()],
+                [
+                    [
+                        i.name,
+                        "GSI" if i.kind == "global" else "LSI",
+                        _key(i.partition_key),
+                        _key(i.sort_key),
+                        _projection(i),
+                    ]
+                    for i in table.indexes.values()
+                ],
             )
     return lines
 
@@ -65,7 +95,10 @@ def _rules(attr: Any) -> str:
 
 
 def _keys(entity: Entity) -> list[list[Any]]:
-    return [[where, f"`{k.pk.source}`", f"`{k.sk.source}`" if k.sk else "", k.when.text if k.when else ""] for where, k in entity.keys.items()]
+    return [
+        [where, f"`{k.pk.source}`", f"`{k.sk.source}`" if k.sk else "", k.when.text if k.when else ""]
+        for where, k in entity.keys.items()
+    ]
 
 
 def _entities(design: Design, **_: Any) -> list[str]:
@@ -78,7 +111,10 @@ def _entities(design: Design, **_: Any) -> list[str]:
             lines += [entity.description, ""]
         lines += _table(
             ["attribute", "type", "required", "rules"],
-            [[f"`{a.name}`", a.type, "yes" if a.required else "", _rules(a)] for a in entity.attributes.values()],
+            [
+                [f"`{a.name}`", a.type, "yes" if a.required else "", _rules(a)]
+                for a in entity.attributes.values()
+            ],
         )
         lines += _table(["key", "pk template", "sk template", "when"], _keys(entity))
     return lines
@@ -111,7 +147,10 @@ def _served(pattern: Any) -> str:
 def _patterns(design: Design, **_: Any) -> list[str]:
     if not design.patterns:
         return []
-    rows = [[f"`{p.name}`", p.description or "", ", ".join(p.returns), _means(p), _served(p)] for p in design.patterns.values()]
+    rows = [
+        [f"`{p.name}`", p.description or "", ", ".join(p.returns), _means(p), _served(p)]
+        for p in design.patterns.values()
+    ]
     return ["## Access patterns", "", *_table(["pattern", "description", "returns", "means", "served"], rows)]
 
 
@@ -121,10 +160,16 @@ def _volumes(design: Design, **_: Any) -> list[str]:
         return []
     lines = ["## Volumes", "", f"Peak factor: {volumes.peak_factor}", ""]
     if volumes.entities:
-        rows = [[n, v.items, v.item_size or "", v.growth_per_month, f"{v.writes_per_second:g}/s"] for n, v in volumes.entities.items()]
+        rows = [
+            [n, v.items, v.item_size or "", v.growth_per_month, f"{v.writes_per_second:g}/s"]
+            for n, v in volumes.entities.items()
+        ]
         lines += _table(["entity", "items", "item size (B)", "growth / month", "writes"], rows)
     if volumes.patterns:
-        rows = [[n, f"{v.reads_per_second:g}/s", f"{v.writes_per_second:g}/s"] for n, v in volumes.patterns.items()]
+        rows = [
+            [n, f"{v.reads_per_second:g}/s", f"{v.writes_per_second:g}/s"]
+            for n, v in volumes.patterns.items()
+        ]
         lines += _table(["pattern", "reads", "writes"], rows)
     return lines
 

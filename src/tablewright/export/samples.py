@@ -18,7 +18,10 @@ SAMPLE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
 
 def generator_for(design_path: Path) -> Path | None:
     """``<stem>.generate.py`` or (for ``design.yaml``) ``generate.py`` beside a design file."""
-    for candidate in (design_path.with_name(f"{design_path.stem}.generate.py"), design_path.with_name("generate.py")):
+    for candidate in (
+        design_path.with_name(f"{design_path.stem}.generate.py"),
+        design_path.with_name("generate.py"),
+    ):
         if candidate.is_file() and (design_path.name == "design.yaml" or candidate.name != "generate.py"):
             return candidate
     return None
@@ -36,7 +39,9 @@ def _load(path: Path) -> Any:
     return module
 
 
-def sample_items(design: Design, design_path: Path | None, per_entity: int = 10, seed: int = 0) -> dict[str, list[dict]]:
+def sample_items(
+    design: Design, design_path: Path | None, per_entity: int = 10, seed: int = 0
+) -> dict[str, list[dict]]:
     """Logical table name -> full items (keys composed), at most ``per_entity`` per entity.
 
     Empty when the design has no generator beside it.

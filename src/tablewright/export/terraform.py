@@ -52,10 +52,14 @@ _INDEX_ARGUMENTS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "write_capacity": _capacity("WriteCapacityUnits"),
 }
 # An LSI always shares the table's partition key; the provider takes no hash_key for it.
-_LSI_ARGUMENTS = {k: v for k, v in _INDEX_ARGUMENTS.items() if k not in ("hash_key", "read_capacity", "write_capacity")}
+_LSI_ARGUMENTS = {
+    k: v for k, v in _INDEX_ARGUMENTS.items() if k not in ("hash_key", "read_capacity", "write_capacity")
+}
 
 
-def _indexes(field: str, arguments: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[Calls], list[dict]]:
+def _indexes(
+    field: str, arguments: dict[str, Callable[[dict[str, Any]], Any]]
+) -> Callable[[Calls], list[dict]]:
     return lambda c: [{k: get(i) for k, get in arguments.items()} for i in _create(c).get(field, [])]
 
 

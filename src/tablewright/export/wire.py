@@ -90,5 +90,5 @@ _FROM_WIRE = {
 
 def from_wire(value: dict[str, Any]) -> Any:
     """One AttributeValue as a Python value (numbers: ``int`` when integral, else ``Decimal``)."""
-    (kind, payload), = value.items()
+    ((kind, payload),) = value.items()
     return _FROM_WIRE[kind](payload)

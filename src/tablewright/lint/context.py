@@ -30,7 +30,11 @@ class Placement:
     @property
     def label(self) -> str:
         """Human name: ``table X`` or ``index Y of table X``."""
-        return f"index {self.index.name} of table {self.table_name}" if self.index else f"table {self.table_name}"
+        return (
+            f"index {self.index.name} of table {self.table_name}"
+            if self.index
+            else f"table {self.table_name}"
+        )
 
     @property
     def path(self) -> tuple[object, ...]:

@@ -52,7 +52,9 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, name: str, family: str, severity: str, summary: str, why: str, fix: str) -> Callable[[Check], Check]:
+def rule(
+    id: str, name: str, family: str, severity: str, summary: str, why: str, fix: str
+) -> Callable[[Check], Check]:
     """Register a check function as rule ``id``; ids and names must be unique."""
     if family not in FAMILIES or severity not in SEVERITIES:
         raise ValueError(f"rule {id}: bad family {family!r} or severity {severity!r}")

@@ -52,9 +52,13 @@ def _config_invalid(ctx: Context) -> list[Hit]:
     return []  # reported by the runner from LintConfigError
 
 
-def _finding(rule_: Rule, severity: str, source: Source, path: tuple[object, ...], message: str, fix: str | None) -> Finding:
+def _finding(
+    rule_: Rule, severity: str, source: Source, path: tuple[object, ...], message: str, fix: str | None
+) -> Finding:
     line, column = source.where(path, key=True) if path else (1, 1)
-    return Finding(rule_.id, rule_.name, severity, source.file, line, column, message, rule_.why, fix or rule_.fix, path)
+    return Finding(
+        rule_.id, rule_.name, severity, source.file, line, column, message, rule_.why, fix or rule_.fix, path
+    )
 
 
 def lint_design(design: Design, source: Source, config: LintConfig | None = None) -> list[Finding]:
@@ -83,6 +87,13 @@ def _without_lint_section(text: str, source: Source) -> str:
     return "".join("\n" if first - 1 <= i < end else line for i, line in enumerate(lines))
 
 
+def load_design(path: str | Path) -> Design:
+    """Load a design file that may carry a ``lint:`` section (which the design loader does not know yet)."""
+    file = Path(path)
+    text = file.read_text(encoding="utf-8")
+    return loads(_without_lint_section(text, load_source(text, str(file))), str(file))
+
+
 def _load_failure(rule_id: str, source: Source, error: DesignError, config: LintConfig) -> list[Finding]:
     findings = []
     for problem in error.problems:
@@ -92,8 +103,17 @@ def _load_failure(rule_id: str, source: Source, error: DesignError, config: Lint
             continue
         severity = config.severity.get(rule_.id) or problem.severity
         findings.append(
-            Finding(rule_.id, rule_.name, severity, problem.file, problem.line, problem.column, problem.message,
-                    rule_.why, problem.hint or rule_.fix)
+            Finding(
+                rule_.id,
+                rule_.name,
+                severity,
+                problem.file,
+                problem.line,
+                problem.column,
+                problem.message,
+                rule_.why,
+                problem.hint or rule_.fix,
+            )
         )
     return findings
 
@@ -106,7 +126,19 @@ def lint_text(text: str, file: str = "<design>", config: LintConfig | None = Non
         mark = exc.problem_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         invalid = RULES["TW001"]
-        return [Finding("TW001", invalid.name, "error", file, line, column, f"YAML syntax: {exc.problem}", invalid.why, invalid.fix)]
+        return [
+            Finding(
+                "TW001",
+                invalid.name,
+                "error",
+                file,
+                line,
+                column,
+                f"YAML syntax: {exc.problem}",
+                invalid.why,
+                invalid.fix,
+            )
+        ]
     own = LintConfig()
     try:
         if isinstance(source.data, dict):
@@ -128,7 +160,11 @@ def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Findin
         sidecar = load_sidecar(file)
     except LintConfigError as exc:
         invalid = RULES["TW002"]
-        return [Finding("TW002", invalid.name, "error", str(file), 1, 1, f"sidecar: {exc}", invalid.why, invalid.fix)]
+        return [
+            Finding(
+                "TW002", invalid.name, "error", str(file), 1, 1, f"sidecar: {exc}", invalid.why, invalid.fix
+            )
+        ]
     return lint_text(file.read_text(encoding="utf-8"), str(file), sidecar.merged(config or LintConfig()))
 
 

@@ -21,9 +21,15 @@ def render_text(report: Report, console: Console, *, explain: bool = True) -> No
             soft_wrap=True,
         )
         if explain:
-            console.print(f"    [dim]why:[/dim] {escape(finding.why)}", highlight=False, soft_wrap=True, emoji=False)
-            console.print(f"    [dim]fix:[/dim] {escape(finding.fix)}", highlight=False, soft_wrap=True, emoji=False)
+            console.print(
+                f"    [dim]why:[/dim] {escape(finding.why)}", highlight=False, soft_wrap=True, emoji=False
+            )
+            console.print(
+                f"    [dim]fix:[/dim] {escape(finding.fix)}", highlight=False, soft_wrap=True, emoji=False
+            )
     counts = report.counts()
     files = len(report.files)
-    summary = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in reversed(list(counts.items())))
+    summary = ", ".join(
+        f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in reversed(list(counts.items()))
+    )
     console.print(f"{files} file{'s' if files != 1 else ''} checked: {summary}", highlight=False)

@@ -25,6 +25,7 @@ from .writes import (
     HIDDEN_IDEMPOTENCY,
     MAX_TRANSACTION_ACTIONS,
     Action,
+    Plan,
     Writer,
     WriteResult,
     _idempotency_of,
@@ -66,7 +67,7 @@ def put_many(
     records = [to_record(entity, table, item) for item in composed]
     if total <= MAX_TRANSACTION_ACTIONS:
         actions = [a for g in groups for a in g] + [marker]
-        applied = writer.execute(entity, actions, idem)
+        applied = writer.run(lambda: Plan(actions)).applied
         plan = f"1 transaction of {total} actions" if applied else "already applied"
         return WriteResult(applied, records, 1, plan)
     if atomic:
@@ -84,8 +85,8 @@ def put_many(
     groups = [_group(writer, entity, item, (attribute, idem)) for item in composed]
     chunks = _pack(groups)
     for chunk in chunks:
-        writer.execute(entity, chunk)
-    applied = writer.execute(entity, [marker], idem)
+        writer.run(lambda chunk=chunk: Plan(chunk))  # a retried chunk rewrites the same items
+    applied = writer.run(lambda: Plan([marker])).applied
     plan = (
         f"chunked: {len(chunks)} transactions + marker" if applied else "already applied (concurrent retry)"
     )
@@ -100,9 +101,11 @@ def _group(writer: Writer, entity: Entity, item: dict, same_batch: tuple[str, ob
     if same_batch is not None:
         condition += f" OR {ph.name(same_batch[0])} = {ph.value(same_batch[1])}"
     elif not entity.version_attribute and not entity.unique:
-        condition = None  # the idempotency marker in the same transaction guards the write
-    action = writer._item_put(entity, item, (condition, ph) if condition else None)
-    action.expected = None  # type: ignore[attr-defined]
+        condition, ph = None, Placeholders()  # the idempotency marker in the same transaction guards it
+    parts = [condition] if condition else []
+    body = {"Item": item_to_wire(item)}
+    guard = {"must_exist": False} if condition else {}
+    action = writer.item_action(entity, "Put", body, parts, ph, table_key(table, item), **guard, verb="put")
     return [action, *writer._unique_actions(entity, None, item)]
 
 
@@ -135,10 +138,7 @@ def _without_idempotency(
     table = rt.design.table_of(entity.name)
     if entity.version_attribute or entity.unique:
         # Each item needs its own guarded write (version 1, markers).
-        results = [
-            rt.writer.put(entity, values, expected_version=None, idempotency_key=None, now=now)
-            for values in items
-        ]
+        results = [rt.put(entity.name, values, now=now) for values in items]
         return WriteResult(True, [r.records[0] for r in results], len(results), f"{len(results)} writes")
     requests = 0
     for start in range(0, len(composed), BATCH_WRITE_SIZE):

@@ -9,16 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from ..design.model import AccessPattern, Design, Entity, Table
+from ..design.predicates import Predicate
 from . import tables as _tables
 from .batches import put_many as _put_many
+from .conditions import condition_of
 from .cursor import CursorCodec
 from .errors import ConventionError, PatternError
-from .items import to_record
+from .items import compose, to_record
 from .page import Page
 from .params import prepare
 from .reads import run_pattern
+from .transact import TxOp
+from .transact import transact as _transact
 from .wire import Record, item_from_wire, item_to_wire
-from .writes import Writer, WriteResult
+from .writes import Plan, Writer, WriteResult, _idempotency_of
 
 
 def _load(path_or_design: str | os.PathLike | Design) -> Design:
@@ -118,22 +122,53 @@ class Runtime:
         item = self.read_raw(table, self.compose_key(found, natural_key))
         return None if item is None else to_record(found, table, item)
 
+    def key(self, entity: str, **natural_key: object) -> dict[str, object]:
+        """The stored table key of ``entity`` for its natural key attributes (``PatternError`` if incomplete)."""
+        return self.compose_key(self.entity(entity), natural_key)
+
+    def compose(
+        self, entity: str, values: Mapping[str, object], *, now: datetime | None = None
+    ) -> dict[str, object]:
+        """The item a create of ``values`` stores: validated (``ValidationError`` listing every rule
+        broken), with defaults, computed attributes, the discriminator and table/index keys. The
+        version attribute is the write's business and is not set here."""
+        return compose(self.entity(entity), dict(values), now=now or datetime.now(UTC), created=True)
+
     def put(
         self,
         entity: str,
         values: Mapping[str, object],
         *,
         expected_version: int | None = None,
+        if_absent: bool = False,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
         idempotency_key: object = None,
         now: datetime | None = None,
     ) -> WriteResult:
-        """Validate and write one entity (create, or replace ``expected_version``)."""
-        return self.writer.put(
-            self.entity(entity),
-            values,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-            now=now or datetime.now(UTC),
+        """Validate and write one entity: create, or replace ``expected_version`` (versioned entities).
+
+        An unversioned entity is overwritten unless ``if_absent=True`` (create only: ``ConflictError``
+        when it exists) or ``condition`` (a predicate over the stored natural attributes) says otherwise.
+        """
+        found = self.entity(entity)
+        cond = condition_of(found, condition, condition_params)
+        idem = _idempotency_of(found, [values], idempotency_key)
+        moment = now or datetime.now(UTC)
+        return self.writer.run(
+            lambda: self._with_idempotency(
+                found,
+                self.writer.plan_put(
+                    found,
+                    values,
+                    expected_version=expected_version,
+                    now=moment,
+                    if_absent=if_absent,
+                    condition=cond,
+                ),
+                idem,
+                moment,
+            )
         )
 
     def update(
@@ -144,31 +179,163 @@ class Runtime:
         *,
         expected_version: int | None = None,
         remove: Sequence[str] = (),
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
         idempotency_key: object = None,
         now: datetime | None = None,
     ) -> WriteResult:
-        """Change attributes of a stored entity, with a version check where the design asks for one."""
+        """Change attributes of a stored entity, with a version check where the design asks for one.
+
+        Versioned entities are rewritten whole under ``#version = :expected``; unversioned ones get an
+        UpdateItem of only the changed attributes (and what derives from them), so concurrent updates
+        of different attributes both survive. ``condition`` must hold for the stored item.
+        """
         found = self.entity(entity)
         if self.design.conventions.requires_version_check and expected_version is None:
             raise ConventionError(
                 f"{entity} {dict(key)}: update without expected_version; the design's convention "
                 "version_on_update: required demands a version check on every update"
             )
-        return self.writer.update(
-            found,
-            key,
-            changes,
-            remove=remove,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-            now=now or datetime.now(UTC),
+        cond = condition_of(found, condition, condition_params)
+        moment = now or datetime.now(UTC)
+        return self.writer.run(
+            lambda: self._with_idempotency(
+                found,
+                self.writer.plan_update(
+                    found,
+                    key,
+                    changes,
+                    remove=remove,
+                    expected_version=expected_version,
+                    now=moment,
+                    condition=cond,
+                ),
+                idempotency_key,
+                moment,
+            )
         )
 
     def delete(
-        self, entity: str, key: Mapping[str, object], *, expected_version: int | None = None
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
     ) -> WriteResult:
-        """Delete a stored entity and release its unique values."""
-        return self.writer.delete(self.entity(entity), key, expected_version=expected_version)
+        """Delete a stored entity and release its unique values (``applied=False`` when absent)."""
+        found = self.entity(entity)
+        cond = condition_of(found, condition, condition_params)
+        return self.writer.run(
+            lambda: self.writer.plan_delete(found, key, expected_version=expected_version, condition=cond)
+        )
+
+    def _with_idempotency(self, entity: Entity, plan: Plan, idem: object, now: datetime) -> Plan:
+        if idem is not None:
+            plan.actions.append(self.writer._idempotency_action(entity, idem, now))
+        return plan
+
+    # ------------------------------------------------------------------------------------ transactions
+    def transact(
+        self, operations: Sequence[TxOp], *, idempotency_key: object = None, now: datetime | None = None
+    ) -> WriteResult:
+        """Write ``operations`` (from ``tx_put``/``tx_update``/``tx_delete``/``tx_check``) as one
+        TransactWriteItems, with their uniqueness and idempotency markers; see ``transact.py``."""
+        return _transact(self, operations, idempotency_key=idempotency_key, now=now or datetime.now(UTC))
+
+    def tx_put(
+        self,
+        entity: str,
+        values: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        if_absent: bool = False,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
+    ) -> TxOp:
+        """A put for ``transact`` (same meaning as ``put``)."""
+        self.entity(entity)
+        return TxOp(
+            "put",
+            entity,
+            values=dict(values),
+            expected_version=expected_version,
+            if_absent=if_absent,
+            condition=condition,
+            condition_params=condition_params,
+        )
+
+    def tx_update(
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        changes: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        remove: Sequence[str] = (),
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
+    ) -> TxOp:
+        """An update for ``transact`` (same meaning as ``update``)."""
+        self.entity(entity)
+        if self.design.conventions.requires_version_check and expected_version is None:
+            raise ConventionError(
+                f"{entity} {dict(key)}: update without expected_version; the design's convention "
+                "version_on_update: required demands a version check on every update"
+            )
+        return TxOp(
+            "update",
+            entity,
+            key=dict(key),
+            values=dict(changes),
+            remove=tuple(remove),
+            expected_version=expected_version,
+            condition=condition,
+            condition_params=condition_params,
+        )
+
+    def tx_delete(
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
+    ) -> TxOp:
+        """A delete for ``transact``; the item must exist (``NotFoundError`` otherwise)."""
+        self.entity(entity)
+        return TxOp(
+            "delete",
+            entity,
+            key=dict(key),
+            expected_version=expected_version,
+            condition=condition,
+            condition_params=condition_params,
+        )
+
+    def tx_check(
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        condition: str | Predicate | None,
+        *,
+        condition_params: Mapping[str, object] | None = None,
+        expected_version: int | None = None,
+    ) -> TxOp:
+        """A ConditionCheck for ``transact``: ``condition`` (and/or the version) must hold for the item."""
+        self.entity(entity)
+        if condition is None and expected_version is None:
+            raise ValueError(f"tx_check on {entity} needs a condition or an expected_version")
+        return TxOp(
+            "check",
+            entity,
+            key=dict(key),
+            expected_version=expected_version,
+            condition=condition,
+            condition_params=condition_params,
+        )
 
     def put_many(
         self,

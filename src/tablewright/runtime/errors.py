@@ -48,6 +48,29 @@ class UniquenessError(RuntimeFailure):
         )
 
 
+class ConditionFailedError(RuntimeFailure):
+    """A caller's condition (the design's predicate language over natural attributes) was false.
+
+    ``operation`` is the index of the transaction operation it belongs to (None outside
+    ``transact``); ``reason`` says what the stored item held instead.
+    """
+
+    def __init__(
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        condition: str,
+        reason: str,
+        *,
+        operation: int | None = None,
+        verb: str = "write",
+    ) -> None:
+        self.entity, self.key, self.condition, self.reason = entity, dict(key), condition, reason
+        self.operation, self.verb = operation, verb
+        where = f"operation {operation} ({verb} {entity})" if operation is not None else f"{verb} {entity}"
+        super().__init__(f"{where} {_key_text(key)}: condition {condition!r} failed: {reason}")
+
+
 class NotFoundError(RuntimeFailure, KeyError):
     """The item to update does not exist."""
 
@@ -68,7 +91,15 @@ class PatternError(RuntimeFailure, ValueError):
 
 
 class TransactionTooLargeError(RuntimeFailure):
-    """An atomic write needs more actions than DynamoDB's TransactWriteItems limit of 100."""
+    """An atomic write needs more than TransactWriteItems allows (100 actions, 4 MB)."""
+
+
+def in_operation(error: RuntimeFailure, operation: int, verb: str, entity: str) -> RuntimeFailure:
+    """Tag an error raised for one operation of a transaction with its index, in attribute and text."""
+    error.operation = operation  # type: ignore[attr-defined]
+    if not isinstance(error, ConditionFailedError):
+        error.args = (f"operation {operation} ({verb} {entity}): {error}", *error.args[1:])
+    return error
 
 
 def _key_text(key: Mapping[str, object]) -> str:

@@ -1,14 +1,17 @@
-"""Writes: put, update, delete and put_many with optimistic locking, uniqueness and idempotency markers.
+"""Writes: put, update, delete with optimistic locking, caller conditions, uniqueness and idempotency markers.
 
-Every write is planned as a list of ``Action``s (the item, marker puts, marker releases, the
-idempotency marker). One action goes out as a plain conditional PutItem/DeleteItem (half the cost
-of a transaction); more go out as one TransactWriteItems. A failed condition is mapped back to the
-action that failed, which is what lets the error name the entity, constraint or key involved.
+Every write is *planned* as a list of ``Action``s (the item, marker puts, marker releases, the
+idempotency marker) from what was read, then *executed*: one action goes out as a plain conditional
+PutItem/UpdateItem/DeleteItem (half the cost of a transaction), more as one TransactWriteItems.
+``rt.transact`` plans several operations and sends their actions together. A failed condition is
+mapped back to the action that failed (``failures.py``), which is what lets the error name the
+operation, entity, constraint or key involved; a plan whose read went stale is planned again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -18,7 +21,8 @@ from botocore.exceptions import ClientError
 from ..design.model import Entity, Table
 from ..design.timeutil import epoch_s, format_rfc3339
 from ..design.validators import Violation
-from .errors import ConflictError, UniquenessError, ValidationError
+from .conditions import Condition
+from .errors import ConflictError, NotFoundError, ValidationError
 from .expressions import Placeholders
 from .items import compose, natural, table_key, to_record, violations_of
 from .markers import (
@@ -37,16 +41,39 @@ if TYPE_CHECKING:
 
 MAX_TRANSACTION_ACTIONS = 100
 HIDDEN_IDEMPOTENCY = "_tw_idem"
+WRITE_ATTEMPTS = 5  # re-plans after a read went stale (an unversioned item changed underneath)
+_SINGLE_WRITES = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
 
 
 @dataclass
 class Action:
-    """One write in a plan: ``kind`` is item, delete, unique, release or idem; ``subject`` is what to
-    name in an error (a table key, a UniqueValue, an idempotency key)."""
+    """One write in a plan.
+
+    ``kind`` is item, delete, check, unique, release or idem; ``subject`` is what to name in an error
+    (a table key, a UniqueValue, an idempotency key). The rest says what the condition guards, so a
+    failure can be explained: ``expected`` version (when ``versioned``), ``must_exist`` (True: the item
+    must exist, False: must not, None: either), the caller's ``condition``, the transaction
+    ``operation`` index and its ``verb``.
+    """
 
     kind: str
     request: dict
     subject: Any = None
+    entity: Entity | None = None
+    expected: object = None
+    versioned: bool = False
+    must_exist: bool | None = None
+    condition: Condition | None = None
+    operation: int | None = None
+    verb: str = "write"
+
+
+@dataclass
+class Plan:
+    """The actions of one write and the records it stores."""
+
+    actions: list[Action]
+    records: list[Record] = field(default_factory=list)
 
 
 @dataclass
@@ -64,12 +91,19 @@ class WriteResult:
         return self.records[0] if self.records else None
 
 
-def _conditional(kind: str, table: str, body: dict, condition: str | None, ph: Placeholders) -> Action:
+class Stale(Exception):
+    """The state a plan was made from changed before it committed: plan again."""
+
+
+def request_of(verb: str, table: str, body: dict, parts: Sequence[str], ph: Placeholders) -> dict:
+    """One TransactItems entry (``{verb: request}``) with the condition ``parts`` joined by AND."""
     request = {"TableName": table, **body}
-    if condition:
-        request["ConditionExpression"] = condition
-        ph.apply(request)
-    return Action(kind, {"Put" if "Item" in body else "Delete": request})
+    if parts:
+        request["ConditionExpression"] = (
+            parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
+        )
+    ph.apply(request)
+    return {verb: request}
 
 
 class Writer:
@@ -80,44 +114,51 @@ class Writer:
 
     # ------------------------------------------------------------------------------------ helpers
     def owner(self, entity: Entity, item: Mapping[str, object]) -> str:
+        """Who holds a unique marker: the entity and table key of the item."""
         key = table_key(self.rt.design.table_of(entity.name), item)
         return f"{entity.name}:" + "|".join(f"{k}={v!r}" for k, v in sorted(key.items()))
 
-    def _item_put(self, entity: Entity, item: dict, condition: tuple[str, Placeholders] | None) -> Action:
+    def item_action(
+        self,
+        entity: Entity,
+        wire_verb: str,
+        body: dict,
+        parts: list[str],
+        ph: Placeholders,
+        subject: Mapping[str, object],
+        condition: Condition | None = None,
+        **meta: Any,
+    ) -> Action:
+        """An action on the entity's own item; the caller's condition is ANDed to the guards."""
         table = self.rt.design.table_of(entity.name)
-        cond, ph = condition or (None, Placeholders())
-        action = _conditional("item", table.table_name, {"Item": item_to_wire(item)}, cond, ph)
-        action.subject = table_key(table, item)
-        return action
+        if condition is not None:
+            parts = [*parts, condition.render(ph)]
+        kind = {"Put": "item", "Update": "item", "Delete": "delete", "ConditionCheck": "check"}[wire_verb]
+        request = request_of(wire_verb, table.table_name, body, parts, ph)
+        return Action(kind, request, dict(subject), entity, condition=condition, **meta)
 
     def _unique_actions(self, entity: Entity, old: Mapping | None, new: Mapping | None) -> list[Action]:
         table = self.rt.design.table_of(entity.name)
         owner = self.owner(entity, new or old or {})
         before = unique_values(entity.unique, old or {})
         after = unique_values(entity.unique, new or {})
+        changes = [("unique", u) for u in after if u not in before]
+        changes += [("release", u) for u in before if u not in after]
         actions = []
-        for unique in after:
-            if unique in before:
-                continue
+        for kind, unique in changes:
             key = marker_key(table, unique_text(entity.name, unique))
-            item = {**key, KIND_ATTRIBUTE: "unique", OWNER_ATTRIBUTE: owner, "_tw_entity": entity.name}
+            ph = Placeholders()
             # Claimable when free or already ours, so a retried write does not trip on itself.
-            ph = Placeholders()
-            pk = ph.name(table.partition_key.name)
-            cond = f"attribute_not_exists({pk}) OR {ph.name(OWNER_ATTRIBUTE)} = {ph.value(owner)}"
-            action = _conditional("unique", table.table_name, {"Item": item_to_wire(item)}, cond, ph)
-            action.subject = unique
-            actions.append(action)
-        for unique in before:
-            if unique in after:
-                continue
-            key = marker_key(table, unique_text(entity.name, unique))
-            ph = Placeholders()
-            pk = ph.name(table.partition_key.name)
-            cond = f"attribute_not_exists({pk}) OR {ph.name(OWNER_ATTRIBUTE)} = {ph.value(owner)}"
-            action = _conditional("release", table.table_name, {"Key": item_to_wire(key)}, cond, ph)
-            action.subject = unique
-            actions.append(action)
+            cond = (
+                f"attribute_not_exists({ph.name(table.partition_key.name)}) "
+                f"OR {ph.name(OWNER_ATTRIBUTE)} = {ph.value(owner)}"
+            )
+            if kind == "unique":
+                item = {**key, KIND_ATTRIBUTE: "unique", OWNER_ATTRIBUTE: owner, "_tw_entity": entity.name}
+                request = request_of("Put", table.table_name, {"Item": item_to_wire(item)}, [cond], ph)
+            else:
+                request = request_of("Delete", table.table_name, {"Key": item_to_wire(key)}, [cond], ph)
+            actions.append(Action(kind, request, unique, entity))
         return actions
 
     def _idempotency_action(self, entity: Entity, key: object, now: datetime) -> Action:
@@ -128,97 +169,54 @@ class Writer:
             item[table.ttl] = epoch_s(now + timedelta(seconds=IDEMPOTENCY_RETENTION_SECONDS))
         ph = Placeholders()
         cond = f"attribute_not_exists({ph.name(table.partition_key.name)})"
-        action = _conditional("idem", table.table_name, {"Item": item_to_wire(item)}, cond, ph)
-        action.subject = key
-        return action
+        request = request_of("Put", table.table_name, {"Item": item_to_wire(item)}, [cond], ph)
+        return Action("idem", request, key, entity)
 
     def idempotency_applied(self, entity: Entity, key: object) -> bool:
         """True when the idempotency marker for ``key`` exists (a consistent read)."""
         table = self.rt.design.table_of(entity.name)
         return self.rt.read_raw(table, marker_key(table, idempotency_text(entity.name, key))) is not None
 
-    def _version_condition(self, entity: Entity, table: Table, current: object) -> tuple[str, Placeholders]:
-        ph = Placeholders()
-        if current is None:
-            return f"attribute_not_exists({ph.name(table.partition_key.name)})", ph
-        return f"{ph.name(entity.version_attribute)} = {ph.value(current)}", ph  # type: ignore[arg-type]
-
-    def _unversioned_condition(
-        self, entity: Entity, table: Table, old: Mapping | None
-    ) -> tuple[str, Placeholders]:
+    def _unversioned_guard(
+        self, entity: Entity, table: Table, old: Mapping | None, ph: Placeholders
+    ) -> list[str]:
         # Without a version, guard what the plan depends on: existence and the unique values read.
-        ph = Placeholders()
         pk = ph.name(table.partition_key.name)
         if old is None:
-            return f"attribute_not_exists({pk})", ph
+            return [f"attribute_not_exists({pk})"]
         parts = [f"attribute_exists({pk})"]
-        for constraint in entity.unique:
-            for name in constraint:
-                if old.get(name) is None:
-                    parts.append(f"attribute_not_exists({ph.name(name)})")
-                else:
-                    parts.append(f"{ph.name(name)} = {ph.value(old[name])}")
-        return " AND ".join(parts), ph
-
-    # ------------------------------------------------------------------------------------ execution
-    def execute(self, entity: Entity, actions: Sequence[Action], idem_key: object = None) -> bool:
-        """Send a plan; returns False when an idempotency marker shows it was already applied."""
-        client = self.rt.client
-        try:
-            if len(actions) == 1:
-                ((verb, request),) = actions[0].request.items()
-                (client.put_item if verb == "Put" else client.delete_item)(**request)
-            else:
-                client.transact_write_items(TransactItems=[a.request for a in actions])
-        except ClientError as error:
-            code = error.response["Error"]["Code"]
-            if code not in ("ConditionalCheckFailedException", "TransactionCanceledException"):
-                raise
-            if idem_key is not None and self.idempotency_applied(entity, idem_key):
-                return False
-            reasons = error.response.get("CancellationReasons") or [{"Code": "ConditionalCheckFailed"}]
-            self._raise_for(entity, actions, reasons)
-        return True
-
-    def _raise_for(self, entity: Entity, actions: Sequence[Action], reasons: list[dict]) -> None:
-        failed = [a for a, r in zip(actions, reasons) if r.get("Code") not in (None, "None")]
-        for action in failed or actions:
-            if action.kind == "unique":
-                raise UniquenessError(entity.name, action.subject.constraint, action.subject.value)
-        for action in failed or actions:
-            if action.kind in ("item", "delete"):
-                table = self.rt.design.table_of(entity.name)
-                current = self.rt.read_raw(table, action.subject)
-                actual = self._version_of(entity, current)
-                raise ConflictError(entity.name, action.subject, getattr(action, "expected", None), actual)
-        codes = [r.get("Code") for r in reasons]
-        raise ConflictError(entity.name, {}, "the write to succeed", f"cancelled ({codes})")
+        for name in dict.fromkeys(n for constraint in entity.unique for n in constraint):
+            parts.append(same_as_read(ph, name, old))
+        return parts
 
     def _version_of(self, entity: Entity, item: Mapping | None) -> object:
         if item is None:
             return None
         if entity.version_attribute:
             return item.get(entity.version_attribute)
-        return "a concurrent change"
+        return "an existing item"
 
-    # ------------------------------------------------------------------------------------ operations
-    def put(
+    # ------------------------------------------------------------------------------------ plans
+    def plan_put(
         self,
         entity: Entity,
         values: Mapping[str, object],
         *,
         expected_version: int | None,
-        idempotency_key: object,
         now: datetime,
-    ) -> WriteResult:
-        """Create (or, with ``expected_version``, replace) one item with its markers."""
+        if_absent: bool = False,
+        condition: Condition | None = None,
+    ) -> Plan:
+        """Create (or, with ``expected_version``, replace) one item with its uniqueness markers."""
+        if if_absent and expected_version is not None:
+            raise ValueError(f"{entity.name}: if_absent=True creates, so it cannot expect a version")
         table = self.rt.design.table_of(entity.name)
-        values = dict(values)
-        idem = _idempotency_of(entity, [values], idempotency_key)
         created = expected_version is None
-        item = compose(entity, values, now=now, created=created)
+        item = compose(entity, dict(values), now=now, created=created)
         key = table_key(table, item)
-        old = self.rt.read_raw(table, key) if (entity.unique or not created) else None
+        old = self.rt.read_raw(table, key) if (entity.unique or not created or if_absent) else None
+        ph = Placeholders()
+        meta: dict[str, Any] = {"verb": "put"}
         if not created and old is not None:
             keep = natural(entity, old)
             for name, attr in entity.attributes.items():
@@ -229,19 +227,21 @@ class Writer:
             if not created and actual != expected_version:
                 raise ConflictError(entity.name, key, expected_version, actual)
             item[entity.version_attribute] = (expected_version or 0) + 1
-            condition = self._version_condition(entity, table, expected_version)
+            parts = [version_guard(ph, entity, table, expected_version)]
+            meta.update(expected=expected_version, versioned=True, must_exist=not created)
+        elif if_absent:
+            if old is not None:
+                raise ConflictError(entity.name, key, None, "an existing item")
+            parts = self._unversioned_guard(entity, table, None, ph)
+            meta.update(must_exist=False)
         else:
-            condition = self._unversioned_condition(entity, table, old) if entity.unique else None
-        action = self._item_put(entity, item, condition)
-        action.expected = expected_version  # type: ignore[attr-defined]
-        actions = [action, *self._unique_actions(entity, old, item)]
-        if idem is not None:
-            actions.append(self._idempotency_action(entity, idem, now))
-        applied = self.execute(entity, actions, idem)
-        record = to_record(entity, table, item)
-        return WriteResult(applied, [record], 1, "already applied" if not applied else _plan_text(actions))
+            parts = self._unversioned_guard(entity, table, old, ph) if entity.unique else []
+        action = self.item_action(
+            entity, "Put", {"Item": item_to_wire(item)}, parts, ph, key, condition, **meta
+        )
+        return Plan([action, *self._unique_actions(entity, old, item)], [to_record(entity, table, item)])
 
-    def update(
+    def plan_update(
         self,
         entity: Entity,
         key: Mapping[str, object],
@@ -249,19 +249,21 @@ class Writer:
         *,
         remove: Sequence[str],
         expected_version: int | None,
-        idempotency_key: object,
         now: datetime,
-    ) -> WriteResult:
-        """Read, merge, re-validate and write back conditionally (the whole item, so index keys that
-        no longer compose disappear and sparse indexes stay right)."""
+        condition: Condition | None = None,
+    ) -> Plan:
+        """Read, merge, re-validate and plan the write back.
+
+        Versioned entities are rewritten whole under the version check. Unversioned ones get an
+        UpdateItem of only what changed (``updates.plan_changes``), so concurrent updates of
+        different attributes both survive.
+        """
         table = self.rt.design.table_of(entity.name)
         stored_key = self.rt.compose_key(entity, key)
         old = self.rt.read_raw(table, stored_key)
         if old is None:
             if expected_version is not None:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
-            from .errors import NotFoundError
-
             raise NotFoundError(f"{entity.name} {dict(key)} does not exist (table {table.table_name})")
         actual = self._version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
@@ -279,47 +281,158 @@ class Writer:
                     for n in moved
                 ],
             )
-        if entity.version_attribute:
-            item[entity.version_attribute] = (actual or 0) + 1
-            condition = self._version_condition(entity, table, actual)
-            if actual is None:  # stored before the entity was versioned
-                ph = Placeholders()
-                condition = (f"attribute_not_exists({ph.name(entity.version_attribute)})", ph)
-        else:
-            condition = self._unversioned_condition(entity, table, old)
-        action = self._item_put(entity, item, condition)
-        action.expected = actual  # type: ignore[attr-defined]
-        actions = [action, *self._unique_actions(entity, old, item)]
-        idem = idempotency_key
-        if idem is not None:
-            actions.append(self._idempotency_action(entity, idem, now))
-        applied = self.execute(entity, actions, idem)
-        record = to_record(entity, table, item)
-        return WriteResult(applied, [record], 1, "already applied" if not applied else _plan_text(actions))
+        if not entity.version_attribute:
+            from .updates import plan_changes
 
-    def delete(
-        self, entity: Entity, key: Mapping[str, object], *, expected_version: int | None
-    ) -> WriteResult:
-        """Delete an item and release its unique values, in one transaction."""
+            return plan_changes(self, entity, old, item, set(changes) | set(remove), condition)
+        ph = Placeholders()
+        item[entity.version_attribute] = (actual or 0) + 1
+        if actual is None:  # stored before the entity was versioned
+            parts = [f"attribute_not_exists({ph.name(entity.version_attribute)})"]
+        else:
+            parts = [version_guard(ph, entity, table, actual)]
+        body = {"Item": item_to_wire(item)}
+        action = self.item_action(
+            entity,
+            "Put",
+            body,
+            parts,
+            ph,
+            stored_key,
+            condition,
+            expected=actual,
+            versioned=True,
+            must_exist=True,
+            verb="update",
+        )
+        return Plan([action, *self._unique_actions(entity, old, item)], [to_record(entity, table, item)])
+
+    def plan_delete(
+        self,
+        entity: Entity,
+        key: Mapping[str, object],
+        *,
+        expected_version: int | None,
+        condition: Condition | None = None,
+    ) -> Plan | None:
+        """Delete an item and release its unique values; None when there is nothing to delete."""
         table = self.rt.design.table_of(entity.name)
         stored_key = self.rt.compose_key(entity, key)
         old = self.rt.read_raw(table, stored_key)
         if old is None:
             if expected_version is not None:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
-            return WriteResult(False, [], 0, "not found")
+            return None
         actual = self._version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
             raise ConflictError(entity.name, stored_key, expected_version, actual)
+        ph = Placeholders()
         if entity.version_attribute and actual is not None:
-            cond, ph = self._version_condition(entity, table, actual)
+            parts = [version_guard(ph, entity, table, actual)]
         else:
-            cond, ph = self._unversioned_condition(entity, table, old)
-        action = _conditional("delete", table.table_name, {"Key": item_to_wire(stored_key)}, cond, ph)
-        action.subject, action.expected = stored_key, actual  # type: ignore[attr-defined]
-        actions = [action, *self._unique_actions(entity, old, None)]
-        self.execute(entity, actions)
-        return WriteResult(True, [to_record(entity, table, old)], 1, _plan_text(actions))
+            parts = self._unversioned_guard(entity, table, old, ph)
+        versioned = bool(entity.version_attribute and actual is not None)
+        body = {"Key": item_to_wire(stored_key)}
+        action = self.item_action(
+            entity,
+            "Delete",
+            body,
+            parts,
+            ph,
+            stored_key,
+            condition,
+            expected=actual,
+            versioned=versioned,
+            must_exist=True,
+            verb="delete",
+        )
+        return Plan([action, *self._unique_actions(entity, old, None)], [to_record(entity, table, old)])
+
+    def plan_check(
+        self,
+        entity: Entity,
+        key: Mapping[str, object],
+        condition: Condition | None,
+        *,
+        expected_version: int | None = None,
+    ) -> Plan:
+        """A ConditionCheck on one item: the caller's condition and/or its version."""
+        table = self.rt.design.table_of(entity.name)
+        stored_key = self.rt.compose_key(entity, key)
+        ph = Placeholders()
+        parts, meta = [], {"verb": "check"}
+        if expected_version is not None and entity.version_attribute:
+            parts.append(version_guard(ph, entity, table, expected_version))
+            meta.update(expected=expected_version, versioned=True, must_exist=True)
+        body = {"Key": item_to_wire(stored_key)}
+        return Plan(
+            [self.item_action(entity, "ConditionCheck", body, parts, ph, stored_key, condition, **meta)]
+        )
+
+    # ------------------------------------------------------------------------------------ execution
+    def execute(self, actions: Sequence[Action]) -> bool:
+        """Send a plan; False when an idempotency marker shows it was already applied.
+
+        Raises the runtime error explaining a failed condition, or ``Stale`` when the plan's read
+        no longer holds and it should be planned again.
+        """
+        from .failures import explain
+
+        client = self.rt.client
+        try:
+            ((verb, request),) = actions[0].request.items()
+            if len(actions) == 1 and verb in _SINGLE_WRITES:
+                getattr(client, _SINGLE_WRITES[verb])(**request)
+            else:
+                client.transact_write_items(TransactItems=[a.request for a in actions])
+        except ClientError as error:
+            code = error.response["Error"]["Code"]
+            if code not in ("ConditionalCheckFailedException", "TransactionCanceledException"):
+                raise
+            reasons = error.response.get("CancellationReasons") or [{"Code": "ConditionalCheckFailed"}]
+            return explain(self.rt, actions, reasons)
+        return True
+
+    def run(
+        self, plan: Callable[[], Plan | None], describe: Callable[[Plan], str] | None = None
+    ) -> WriteResult:
+        """Plan and execute, planning again (with a short backoff) while the plan's read goes stale."""
+        delay = 0.01
+        for _attempt in range(WRITE_ATTEMPTS):
+            planned = plan()
+            if planned is None:
+                return WriteResult(False, [], 0, "not found")
+            if not planned.actions:
+                return WriteResult(True, planned.records, 0, "no change")
+            try:
+                applied = self.execute(planned.actions)
+            except Stale:
+                time.sleep(delay)  # another writer is mid-change: let it finish before re-reading
+                delay *= 2
+                continue
+            text = (describe or plan_text)(planned) if applied else "already applied"
+            return WriteResult(applied, planned.records, 1, text)
+        first = planned.actions[0]
+        raise ConflictError(
+            first.entity.name if first.entity else "?",
+            first.subject if isinstance(first.subject, Mapping) else {},
+            "the state it read",
+            f"concurrent changes on every one of {WRITE_ATTEMPTS} attempts",
+        )
+
+
+def same_as_read(ph: Placeholders, name: str, old: Mapping[str, object]) -> str:
+    """A guard that attribute ``name`` still holds what was read (or is still absent)."""
+    if old.get(name) is None and name not in old:
+        return f"attribute_not_exists({ph.name(name)})"
+    return f"{ph.name(name)} = {ph.value(old[name])}"
+
+
+def version_guard(ph: Placeholders, entity: Entity, table: Table, expected: object) -> str:
+    """``#version = :expected``, or ``attribute_not_exists(pk)`` when creating."""
+    if expected is None:
+        return f"attribute_not_exists({ph.name(table.partition_key.name)})"
+    return f"{ph.name(entity.version_attribute)} = {ph.value(expected)}"  # type: ignore[arg-type]
 
 
 def _key_fields(entity: Entity) -> set[str]:
@@ -327,10 +440,11 @@ def _key_fields(entity: Entity) -> set[str]:
     return set(entry.pk.fields) | set(entry.sk.fields if entry.sk else ())
 
 
-def _plan_text(actions: Sequence[Action]) -> str:
-    if len(actions) == 1:
+def plan_text(plan: Plan) -> str:
+    """How a plan went out: a single write or one transaction of N actions."""
+    if len(plan.actions) == 1:
         return "single write"
-    return f"1 transaction of {len(actions)} actions"
+    return f"1 transaction of {len(plan.actions)} actions"
 
 
 def _idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explicit: object) -> object:

@@ -17,12 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import COUNTER_KEY, COUNTER_TABLE, increment, open_engine, transfer  # noqa: E402
+from workload import COUNTER_KEY, COUNTER_TABLE, increment, transfer  # noqa: E402
+
+from tablewright.engine import Engine  # noqa: E402
 
 
 def main(path: str, mode: str, count: int, seed: int) -> None:
     rng = random.Random(seed)
-    engine = open_engine(path)
+    engine = Engine(path)
     # Start together with the other children: the parent says go once every child is ready.
     sys.stdout.write("READY\n")
     sys.stdout.flush()
@@ -34,7 +36,9 @@ def main(path: str, mode: str, count: int, seed: int) -> None:
         else:
             source, target = rng.sample(range(4), 2)
             tag = f"{seed}:{number}"
-            lines.append(("T " if transfer(engine, tag, source, target, rng.randrange(1, 80)) else "x ") + tag)
+            lines.append(
+                ("T " if transfer(engine, tag, source, target, rng.randrange(1, 80)) else "x ") + tag
+            )
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import ACCOUNTS, open_engine, put_batch, put_counter, transfer  # noqa: E402
+from workload import ACCOUNTS, put_batch, put_counter, transfer  # noqa: E402
+
+from tablewright.engine import Engine  # noqa: E402
 
 BATCH_SIZE = 5
 
@@ -26,7 +28,7 @@ def say(line: str) -> None:
 
 def main(path: str, seed: int, run: int) -> None:
     rng = random.Random(seed)
-    engine = open_engine(path)
+    engine = Engine(path)
     say("READY")
     counters = transfers = batches = 0
     while True:

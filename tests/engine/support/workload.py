@@ -36,7 +36,10 @@ def _attr(name: str, kind: str) -> dict[str, str]:
 
 
 def _key(hash_name: str, range_name: str) -> list[dict[str, str]]:
-    return [{"AttributeName": hash_name, "KeyType": "HASH"}, {"AttributeName": range_name, "KeyType": "RANGE"}]
+    return [
+        {"AttributeName": hash_name, "KeyType": "HASH"},
+        {"AttributeName": range_name, "KeyType": "RANGE"},
+    ]
 
 
 TABLE_DEFINITION: dict[str, Any] = {
@@ -75,19 +78,6 @@ def N(value: int | str | Decimal) -> dict[str, str]:
 
 def account_sk(number: int) -> str:
     return f"a{number:02d}"
-
-
-def open_engine(path: str) -> Engine:
-    """An Engine on an existing file, ready to serve the tables in it.
-
-    Works around an engine bug: a fresh Engine knows no tables until its first read or write
-    transaction loads the catalog, so an item operation as its first request fails with
-    ResourceNotFoundException (see test_crash.test_first_request_on_reopened_file_sees_its_tables).
-    ListTables runs in a read transaction and loads it.
-    """
-    engine = Engine(path)
-    engine.list_tables({})
-    return engine
 
 
 def create_bank(engine: Engine, accounts: int, balance: int) -> None:

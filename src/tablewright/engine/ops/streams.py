@@ -91,6 +91,19 @@ def _retained(engine: Engine, meta: TableMeta) -> int:
     return watermark
 
 
+def trim_streams(engine: Engine) -> int:
+    """Apply the retention to every table's stream, read or not (for the TTL sweeper); return the tables trimmed."""
+    with engine.store.read():
+        tables = [engine.store.table(name) for name in engine.store.tables()]
+    before = {meta.id: _watermark(engine, meta) for meta in tables if meta is not None}
+    return sum(_retained(engine, meta) != before[meta.id] for meta in tables if meta is not None)
+
+
+def _watermark(engine: Engine, meta: TableMeta) -> int:
+    with engine.store.read() as conn:
+        return engine.store.stream_watermark(conn, meta.id)
+
+
 def list_streams(engine: Engine, request: dict) -> dict:
     limit = request.get("Limit", 100)
     start = request.get("ExclusiveStartStreamArn")

@@ -35,7 +35,8 @@ def gsi_repeats_table_key(ctx: Context) -> Iterator[Hit]:
             if index.kind != "global" or index.projection.type != "ALL":
                 continue
             same_names = index.partition_key.name == table.partition_key.name and (
-                (index.sort_key.name if index.sort_key else None) == (table.sort_key.name if table.sort_key else None)
+                (index.sort_key.name if index.sort_key else None)
+                == (table.sort_key.name if table.sort_key else None)
             )
             entities = [e for e in ctx.design.entities_in(tname) if iname in e.keys and "table" in e.keys]
             same_templates = bool(entities) and all(
@@ -64,10 +65,12 @@ def gsi_repeats_table_key(ctx: Context) -> Iterator[Hit]:
 def gsi_uniqueness(ctx: Context) -> Iterator[Hit]:
     for tname, table in ctx.design.tables.items():
         for iname, index in table.indexes.items():
-            if index.kind != "global":
+            if index.kind != "global" or _enforced(ctx, tname, iname):
                 continue
             if UNIQUENESS_WORDS.search(iname):
-                yield Hit(index_path(tname, iname), f"GSI {iname} of table {tname} is named as a uniqueness check")
+                yield Hit(
+                    index_path(tname, iname), f"GSI {iname} of table {tname} is named as a uniqueness check"
+                )
                 continue
             for pattern in ctx.patterns_on(tname, iname):
                 text = f"{pattern.name} {pattern.description or ''}"
@@ -76,6 +79,18 @@ def gsi_uniqueness(ctx: Context) -> Iterator[Hit]:
                         pattern_path(pattern.name),
                         f"pattern {pattern.name} uses GSI {iname} of table {tname} as a uniqueness/duplicate check",
                     )
+
+
+def _enforced(ctx: Context, table: str, index: str) -> bool:
+    """True when every entity in the index declares a unique constraint over the index key's fields:
+    the runtime's marker items enforce it, and the index is only a lookup."""
+    keyed = [e for e in ctx.design.entities_in(table) if index in e.keys]
+    for entity in keyed:
+        entry = entity.keys[index]
+        fields = set(entry.pk.fields) | set(entry.sk.fields if entry.sk else ())
+        if not any(set(group) <= fields for group in entity.unique):
+            return False
+    return bool(keyed)
 
 
 @rule(
@@ -91,7 +106,10 @@ def gsi_uniqueness(ctx: Context) -> Iterator[Hit]:
 def unused_index(ctx: Context) -> Iterator[Hit]:
     if not ctx.design.patterns:
         return
-    used = {(p.served.via or (p.returns[0] if p.returns else ""), p.served.index) for p in ctx.design.patterns.values()}
+    used = {
+        (p.served.via or (p.returns[0] if p.returns else ""), p.served.index)
+        for p in ctx.design.patterns.values()
+    }
     used_names = {index for _, index in used}
     for tname, table in ctx.design.tables.items():
         for iname in table.indexes:
@@ -126,7 +144,12 @@ def projection_too_wide(ctx: Context) -> Iterator[Hit]:
                 keys = _keys_only_size(ctx, entity.name, tname, iname)
                 writes = volume.writes_per_second * SECONDS_PER_MONTH
                 extra += writes * (write_units(whole) - write_units(keys)) * prices.write_request_unit
-                extra += volume.items * (whole - keys) / 1024**3 * prices.storage_gb_month.get(table.table_class, 0.25)
+                extra += (
+                    volume.items
+                    * (whole - keys)
+                    / 1024**3
+                    * prices.storage_gb_month.get(table.table_class, 0.25)
+                )
             for cost in ctx.estimate.patterns:
                 if cost.target == f"{tname}/{iname}":
                     size = entity_size(design, design.patterns[cost.name].returns[0]).typical
@@ -160,7 +183,10 @@ def too_many_indexes(ctx: Context) -> Iterator[Hit]:
             count = sum(1 for i in table.indexes.values() if i.kind == kind)
             if count > limit:
                 label = "GSIs" if kind == "global" else "LSIs"
-                yield Hit(("tables", tname, "indexes"), f"table {tname} declares {count} {label}; the limit is {limit}")
+                yield Hit(
+                    ("tables", tname, "indexes"),
+                    f"table {tname} declares {count} {label}; the limit is {limit}",
+                )
 
 
 @rule(

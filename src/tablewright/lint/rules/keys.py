@@ -17,7 +17,9 @@ LSI_HORIZON_MONTHS = 36  # growth is judged over three years
 
 
 def _load(ctx: Context, placement: Placement) -> tuple[float | None, float | None]:
-    name = placement.table_name if placement.index is None else f"{placement.table_name}/{placement.index.name}"
+    name = (
+        placement.table_name if placement.index is None else f"{placement.table_name}/{placement.index.name}"
+    )
     target = ctx.estimate.targets.get(name)
     return (target.partition_wcu, target.partition_rcu) if target else (None, None)
 
@@ -55,8 +57,12 @@ def low_cardinality(ctx: Context) -> Iterator[Hit]:
                 )
             continue
         busy = [
-            f"writes {_percent(wcu, PARTITION_WCU)}" if wcu and PARTITION_WCU * LOAD_SHARE <= wcu <= PARTITION_WCU else "",
-            f"reads {_percent(rcu, PARTITION_RCU)}" if rcu and PARTITION_RCU * LOAD_SHARE <= rcu <= PARTITION_RCU else "",
+            f"writes {_percent(wcu, PARTITION_WCU)}"
+            if wcu and PARTITION_WCU * LOAD_SHARE <= wcu <= PARTITION_WCU
+            else "",
+            f"reads {_percent(rcu, PARTITION_RCU)}"
+            if rcu and PARTITION_RCU * LOAD_SHARE <= rcu <= PARTITION_RCU
+            else "",
         ]
         busy = [b for b in busy if b]
         if busy:
@@ -111,7 +117,11 @@ def hot_partition(ctx: Context) -> Iterator[Hit]:
         if target.partition_rcu and target.partition_rcu > PARTITION_RCU:
             over.append(f"reads {_percent(target.partition_rcu, PARTITION_RCU)}")
         if over:
-            path = ("tables", target.table) if target.index is None else ("tables", target.table, "indexes", target.index)
+            path = (
+                ("tables", target.table)
+                if target.index is None
+                else ("tables", target.table, "indexes", target.index)
+            )
             yield Hit(path, f"{target.name}: at peak the busiest key value needs {' and '.join(over)}")
 
 
@@ -138,7 +148,9 @@ def lsi_collections(ctx: Context) -> Iterator[Hit]:
             volume = design.volumes.entities.get(entity.name)
             if volume is not None:
                 size = ctx.size(entity.name).typical + 100
-                horizon = (volume.items + volume.growth_per_month * LSI_HORIZON_MONTHS) * size * (1 + len(lsis))
+                horizon = (
+                    (volume.items + volume.growth_per_month * LSI_HORIZON_MONTHS) * size * (1 + len(lsis))
+                )
                 if horizon < LSI_COLLECTION_BYTES:
                     continue  # even all items in one collection would fit
                 growth = f"{volume.growth_per_month:,} items/month, no TTL"
@@ -149,4 +161,3 @@ def lsi_collections(ctx: Context) -> Iterator[Hit]:
                 f"table {tname} has LSI {lsis[0].name}; item collections of {entity.name} grow without bound "
                 f"({growth}) and are capped at 10 GB per partition key value",
             )
-

@@ -78,9 +78,15 @@ def transaction_too_large(ctx: Context) -> Iterator[Hit]:
             parts.append(f"{extra} other put(s)")
         where = ("entities", name)
         if actions > TRANSACTION_ACTIONS:
-            yield Hit(where, f"a batch of {' + '.join(parts)} = {actions} actions; TransactWriteItems takes at most 100")
+            yield Hit(
+                where,
+                f"a batch of {' + '.join(parts)} = {actions} actions; TransactWriteItems takes at most 100",
+            )
         if total > TRANSACTION_BYTES:
-            yield Hit(where, f"a batch of {count} {name} item(s) can reach {total / 1024**2:,.1f} MB; a transaction takes 4 MB")
+            yield Hit(
+                where,
+                f"a batch of {count} {name} item(s) can reach {total / 1024**2:,.1f} MB; a transaction takes 4 MB",
+            )
 
 
 @rule(
@@ -122,9 +128,14 @@ def batch_too_large(ctx: Context) -> Iterator[Hit]:
 )
 def include_limit(ctx: Context) -> Iterator[Hit]:
     for tname, table in ctx.design.tables.items():
-        total = sum(len(i.projection.attributes) for i in table.indexes.values() if i.projection.type == "INCLUDE")
+        total = sum(
+            len(i.projection.attributes) for i in table.indexes.values() if i.projection.type == "INCLUDE"
+        )
         if total > INCLUDE_LIMIT:
-            yield Hit(("tables", tname, "indexes"), f"indexes of table {tname} project {total} INCLUDE attributes (> 100)")
+            yield Hit(
+                ("tables", tname, "indexes"),
+                f"indexes of table {tname} project {total} INCLUDE attributes (> 100)",
+            )
 
 
 @rule(
@@ -142,7 +153,10 @@ def key_too_long(ctx: Context) -> Iterator[Hit]:
         item = sample_item(placement.entity, largest=True)
         if item is None:
             continue
-        for role, template, limit in (("partition", placement.key.pk, PK_LIMIT), ("sort", placement.key.sk, SK_LIMIT)):
+        for role, template, limit in (
+            ("partition", placement.key.pk, PK_LIMIT),
+            ("sort", placement.key.sk, SK_LIMIT),
+        ):
             if template is None:
                 continue
             try:
@@ -156,4 +170,3 @@ def key_too_long(ctx: Context) -> Iterator[Hit]:
                     f"{placement.label}: {role} key {template.source!r} of {placement.entity.name} can be "
                     f"{length:,} bytes (limit {limit:,})",
                 )
-

@@ -152,7 +152,11 @@ def large_result(ctx: Context) -> Iterator[Hit]:
         if rows.assumed or not rows.items:
             continue
         entity = served.via or pattern.returns[0]
-        size = index_entry_size(ctx.design, entity, served.index) if served.index else entity_size(ctx.design, entity).typical
+        size = (
+            index_entry_size(ctx.design, entity, served.index)
+            if served.index
+            else entity_size(ctx.design, entity).typical
+        )
         total = rows.items * size
         if total > PAGE_BYTES:
             yield Hit(
@@ -222,7 +226,9 @@ def order_not_served(ctx: Context) -> Iterator[Hit]:
             continue
         fields = entry.sk.fields if entry.sk is not None else ()
         if served.op == "scan" or order.attribute not in fields:
-            where = "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
+            where = (
+                "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
+            )
             yield Hit(
                 pattern_path(pattern.name, "means", "order"),
                 f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it",

@@ -38,9 +38,13 @@ class _Use:
 
 def _templates(ctx: Context) -> Iterator[_Use]:
     for placement in ctx.placements():
-        yield _Use(placement.entity, (*placement.path, "pk"), f"{placement.label} partition key", placement.key.pk)
+        yield _Use(
+            placement.entity, (*placement.path, "pk"), f"{placement.label} partition key", placement.key.pk
+        )
         if placement.key.sk is not None:
-            yield _Use(placement.entity, (*placement.path, "sk"), f"{placement.label} sort key", placement.key.sk)
+            yield _Use(
+                placement.entity, (*placement.path, "sk"), f"{placement.label} sort key", placement.key.sk
+            )
     for entity in ctx.design.entities.values():
         for name, attr in entity.attributes.items():
             if attr.computed is not None and attr.computed.template is not None:
@@ -63,19 +67,42 @@ def _templates(ctx: Context) -> Iterator[_Use]:
 def local_time_key(ctx: Context) -> Iterator[Hit]:
     for use in _templates(ctx):
         if "computed" in use.path:
-            continue  # a display attribute, not a key
-        for fld in use.template.field_parts:
-            zones = [c.arg for c in fld.filters if c.name == "tz" and c.arg]
-            formats = [c.arg or "" for c in fld.filters if c.name == "format"]
-            if not zones or not observes_dst(zones[0]) or any(d in f for f in formats for d in OFFSET_DIRECTIVES):
+            continue  # a display attribute, not a key (unless a key uses it: followed below)
+        for template, via in _with_computed(use):
+            zone = _local_zone(template)
+            if zone is None:
                 continue
             rate = _writes_per_hour(ctx, use.entity.name)
-            affected = f"; about {rate:,.0f} {use.entity.name} items a year are written in the repeated hour" if rate else ""
+            affected = (
+                f"; about {rate:,.0f} {use.entity.name} items a year are written in the repeated hour"
+                if rate
+                else ""
+            )
             yield Hit(
                 use.path,
-                f"{use.entity.name}: {use.role} {use.template.source!r} is wall-clock time in {zones[0]}, which "
+                f"{use.entity.name}: {use.role} {use.template.source!r}{via} is wall-clock time in {zone}, which "
                 f"changes offset for daylight saving{affected}",
             )
+            break
+
+
+def _with_computed(use: _Use) -> Iterator[tuple[KeyTemplate, str]]:
+    """The key template itself, then the templates of computed attributes it is made of."""
+    yield use.template, ""
+    for name in use.template.fields:
+        attr = use.entity.attributes.get(name)
+        if attr is not None and attr.computed is not None and attr.computed.template is not None:
+            yield attr.computed.template, f" (= {attr.computed.template.source!r})"
+
+
+def _local_zone(template: KeyTemplate) -> str | None:
+    """The DST-observing zone a template renders wall-clock time in without an offset, if any."""
+    for fld in template.field_parts:
+        zones = [c.arg for c in fld.filters if c.name == "tz" and c.arg]
+        formats = [c.arg or "" for c in fld.filters if c.name == "format"]
+        if zones and observes_dst(zones[0]) and not any(d in f for f in formats for d in OFFSET_DIRECTIVES):
+            return zones[0]
+    return None
 
 
 def _writes_per_hour(ctx: Context, entity: str) -> float:
@@ -92,7 +119,9 @@ def collision_probability(population: int, hash_bytes: int) -> float:
 def _population(ctx: Context, entity: Entity, source: str) -> tuple[int, str]:
     """How many distinct values get hashed: items of an entity keyed one item per ``source`` value."""
     design = ctx.design
-    candidates = [entity] + [e for e in design.entities.values() if e is not entity and source in e.attributes]
+    candidates = [entity] + [
+        e for e in design.entities.values() if e is not entity and source in e.attributes
+    ]
     for candidate in candidates:
         table = design.tables.get(candidate.table)
         volume = design.volumes.entities.get(candidate.name)
@@ -114,7 +143,11 @@ def _population(ctx: Context, entity: Entity, source: str) -> tuple[int, str]:
     "(unique: [[id]]) so a collision fails loudly at registration.",
 )
 def truncated_hash(ctx: Context) -> Iterator[Hit]:
+    seen: set[str] = set()
     for use in _templates(ctx):
+        if use.template.source in seen:
+            continue  # one identity scheme shared by several entities: report it once
+        seen.add(use.template.source)
         for fld in use.template.field_parts:
             for call in fld.filters:
                 if call.name != "sha256" or not call.arg or int(call.arg) >= SAFE_HASH_BYTES:
@@ -123,7 +156,13 @@ def truncated_hash(ctx: Context) -> Iterator[Hit]:
                 n, what = _population(ctx, use.entity, fld.name)
                 if n:
                     p, p10 = collision_probability(n, size), collision_probability(10 * n, size)
-                    severity = "error" if p >= ERROR_PROBABILITY else "warning" if p >= WARNING_PROBABILITY else "info"
+                    severity = (
+                        "error"
+                        if p >= ERROR_PROBABILITY
+                        else "warning"
+                        if p >= WARNING_PROBABILITY
+                        else "info"
+                    )
                     odds = f"P(collision) = {p:.2g} at {what}, {p10:.2g} at {10 * n:,}"
                 else:
                     severity = None

@@ -85,7 +85,7 @@ def reads_expired(ctx: Context) -> Iterator[Hit]:
         reach = "if a caller asks for an old window" if bounded else "whenever they exist"
         yield Hit(
             pattern_path(pattern.name, "served"),
-            f"pattern {pattern.name} reads table {table.name} (TTL on {table.ttl}) without a {table.ttl} filter: "
+            f"pattern {pattern.name} reads table {table.name} (TTL on {table.ttl}) without a filter on {table.ttl}: "
             f"expired, not yet deleted items are returned {reach}",
             severity="info" if bounded else None,
         )

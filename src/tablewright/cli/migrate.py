@@ -1,0 +1,86 @@
+"""``tablewright migrate PLAN``: run (or ``--dry-run``) a migration plan over any DynamoDB endpoint."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("plan_path", metavar="PLAN", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--endpoint", "endpoint_url", metavar="URL", help="A DynamoDB endpoint (default: the embedded engine)."
+)
+@click.option("--db", type=click.Path(dir_okay=False), help="The embedded engine's SQLite file.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print what would change (counts, before/after samples); change nothing."
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="Checkpoint file [default: PLAN.state.json].",
+)
+@click.option(
+    "--segments",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Parallel scan segments (threads).",
+)
+@click.option(
+    "--page-size",
+    default=250,
+    show_default=True,
+    type=click.IntRange(1, 10000),
+    help="Items per Scan page (Limit).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--report", "report_path", type=click.Path(dir_okay=False), help="Also write the JSON report here."
+)
+def migrate(
+    plan_path: str,
+    endpoint_url: str | None,
+    db: str | None,
+    dry_run: bool,
+    state_path: str | None,
+    segments: int,
+    page_size: int,
+    fmt: str,
+    report_path: str | None,
+) -> None:
+    """Run the migration PLAN (a .py exposing PLAN, or .yaml): create tables and indexes, copy with
+    transforms, backfill, rename, delete. Resumable: re-run the same command after an interruption.
+
+    Exit status: 0 done, 1 a step failed (e.g. verification), 2 bad plan.
+    """
+    from rich.console import Console
+
+    import tablewright
+    from tablewright.migrate import load_plan, run_plan
+    from tablewright.migrate.report import render, to_json
+
+    if endpoint_url and db:
+        raise click.UsageError("give --endpoint or --db, not both")
+    try:
+        plan = load_plan(plan_path)
+    except (ValueError, KeyError, ImportError, OSError) as error:
+        click.echo(f"error: {plan_path}: {error}", err=True)
+        sys.exit(2)
+    client = tablewright.connect(db, endpoint_url=endpoint_url)
+    state = state_path or str(Path(plan_path).with_suffix(".state.json"))
+    console = Console(stderr=True) if fmt == "json" else Console()
+    report = run_plan(
+        client, plan, state=state, dry_run=dry_run, console=console, segments=segments, page_size=page_size
+    )
+    text = to_json(report)
+    if report_path:
+        Path(report_path).write_text(text + "\n", encoding="utf-8")
+    if fmt == "json":
+        click.echo(text)
+    else:
+        render(report, console)
+    sys.exit(0 if report.ok else 1)

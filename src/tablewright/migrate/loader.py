@@ -1,0 +1,109 @@
+"""Loading a plan: a Python module exposing ``PLAN = Plan([...])``, or YAML for the simple steps.
+
+YAML names functions as ``module:function`` (the plan's folder is importable) and designs by a path
+relative to the plan file::
+
+    name: rename-registry
+    steps:
+      - create_table: {design: ../design.yaml, table: devices}
+      - copy: {source: device-registry, target: evse-devices, transform: "transforms:registry"}
+      - rename: {old: daily-aggregates, new: evse-daily-stats, delete_old: true}
+      - delete_table: {table: sidewalk-v1-device_config}
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Plan, Rename
+
+
+def _module(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_tw_plan_{path.stem}_{abs(hash(str(path)))}", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))  # plans import helpers beside them
+    spec.loader.exec_module(module)
+    return module
+
+
+def _function(ref: str | None, base: Path) -> Callable | None:
+    if ref is None:
+        return None
+    module_name, sep, name = ref.partition(":")
+    if not sep:
+        raise ValueError(f"function {ref!r}: write module:function")
+    if str(base) not in sys.path:
+        sys.path.insert(0, str(base))
+    return getattr(importlib.import_module(module_name), name)
+
+
+def _create_table(spec: dict[str, Any], base: Path) -> CreateTable:
+    if "design" in spec:
+        return CreateTable.from_design(base / spec["design"], spec["table"])
+    if "like" in spec:
+        return CreateTable(like=spec["like"], name=spec["name"], ttl=spec.get("ttl"))
+    return CreateTable(spec=spec["spec"], ttl=spec.get("ttl"))
+
+
+# YAML step name -> builder (the spec under the name, the plan's folder).
+STEP_BUILDERS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
+    "create_table": _create_table,
+    "create_index": lambda s, b: CreateIndex(s["table"], s["index"], s.get("attribute_definitions", [])),
+    "copy": lambda s, b: Copy(
+        s["source"],
+        s["target"],
+        _function(s.get("transform"), b),
+        s.get("delete_source", False),
+        s.get("name"),
+    ),
+    "backfill": lambda s, b: Backfill(
+        s["table"], s["attribute"], _function(s["function"], b), s.get("only_missing", True)
+    ),  # type: ignore[arg-type]
+    "rename": lambda s, b: Rename(
+        s["old"], s["new"], transform=_function(s.get("transform"), b), delete_old=s.get("delete_old", False)
+    ),
+    "delete_table": lambda s, b: DeleteTable(s["table"]),
+}
+
+
+def _yaml_plan(path: Path) -> Plan:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    steps = []
+    for number, entry in enumerate(data.get("steps", []), 1):
+        if not isinstance(entry, dict) or len(entry) != 1:
+            raise ValueError(
+                f"{path}: step {number}: write one step name with its fields, e.g. `- copy: {{...}}`"
+            )
+        ((kind, spec),) = entry.items()
+        builder = STEP_BUILDERS.get(kind)
+        if builder is None:
+            raise ValueError(
+                f"{path}: step {number}: unknown step {kind!r} (known: {', '.join(STEP_BUILDERS)})"
+            )
+        try:
+            steps.append(builder(spec or {}, path.parent))
+        except KeyError as missing:
+            raise ValueError(f"{path}: step {number} ({kind}): missing field {missing}") from None
+    return Plan(steps, name=data.get("name", path.stem))
+
+
+def load_plan(path: str | Path) -> Plan:
+    """The plan in a ``.py`` (its ``PLAN``) or ``.yaml``/``.yml`` file."""
+    file = Path(path).resolve()
+    if file.suffix in (".yaml", ".yml"):
+        return _yaml_plan(file)
+    plan = getattr(_module(file), "PLAN", None)
+    if not isinstance(plan, Plan):
+        raise ValueError(f"{path}: defines no PLAN = Plan([...])")
+    if plan.name == "plan":
+        plan.name = file.stem if file.stem != "plan" else file.parent.name
+    return plan

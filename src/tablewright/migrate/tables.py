@@ -1,0 +1,117 @@
+"""Control-plane helpers over any client: create (idempotently), wait for ACTIVE, describe, delete."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+# DescribeTable fields that CreateTable takes back as they are (indexes are trimmed separately).
+_INDEX_FIELDS = ("IndexName", "KeySchema", "Projection")
+
+
+def error_code(error: ClientError) -> str:
+    return error.response.get("Error", {}).get("Code", "")
+
+
+def exists(client: Any, table: str) -> bool:
+    """True when the table exists."""
+    try:
+        client.describe_table(TableName=table)
+        return True
+    except ClientError as error:
+        if error_code(error) == "ResourceNotFoundException":
+            return False
+        raise
+
+
+def wait_active(client: Any, table: str, timeout: float = 600.0) -> dict[str, Any]:
+    """DescribeTable once the table and its GSIs are ACTIVE (immediate on the embedded engine)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        description = client.describe_table(TableName=table)["Table"]
+        busy = description["TableStatus"] != "ACTIVE" or any(
+            g.get("IndexStatus", "ACTIVE") != "ACTIVE" for g in description.get("GlobalSecondaryIndexes", [])
+        )
+        if not busy:
+            return description
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"table {table!r} not ACTIVE after {timeout:.0f} s")
+        time.sleep(2.0)
+
+
+def like(client: Any, source: str, name: str) -> dict[str, Any]:
+    """A CreateTable request for ``name`` with the keys, indexes, billing and stream of ``source``."""
+    d = client.describe_table(TableName=source)["Table"]
+    spec: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": d["AttributeDefinitions"],
+        "KeySchema": d["KeySchema"],
+        "BillingMode": d.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED"),
+    }
+    if spec["BillingMode"] == "PROVISIONED":
+        spec["ProvisionedThroughput"] = _units(d["ProvisionedThroughput"])
+    for field in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if d.get(field):
+            spec[field] = [_index(i, spec["BillingMode"], field) for i in d[field]]
+    if d.get("StreamSpecification", {}).get("StreamEnabled"):
+        spec["StreamSpecification"] = d["StreamSpecification"]
+    return spec
+
+
+def _units(throughput: dict[str, Any]) -> dict[str, int]:
+    return {
+        "ReadCapacityUnits": throughput["ReadCapacityUnits"],
+        "WriteCapacityUnits": throughput["WriteCapacityUnits"],
+    }
+
+
+def _index(index: dict[str, Any], billing: str, field: str) -> dict[str, Any]:
+    trimmed = {k: index[k] for k in _INDEX_FIELDS}
+    if billing == "PROVISIONED" and field == "GlobalSecondaryIndexes":
+        trimmed["ProvisionedThroughput"] = _units(index["ProvisionedThroughput"])
+    return trimmed
+
+
+def create(client: Any, spec: dict[str, Any], calls: dict[str, dict[str, Any]]) -> str:
+    """Create a table and send its extra calls (UpdateTimeToLive, ...); ``exists`` if it already did."""
+    try:
+        client.create_table(**spec)
+    except ClientError as error:
+        if error_code(error) != "ResourceInUseException":
+            raise
+        return "exists"
+    wait_active(client, spec["TableName"])
+    senders = {
+        "UpdateTimeToLive": client.update_time_to_live,
+        "UpdateContinuousBackups": client.update_continuous_backups,
+    }
+    for operation, request in calls.items():
+        try:
+            senders[operation](**request)
+        except ClientError as error:
+            # An engine without backups still creates the table; the report says what was skipped.
+            if operation != "UpdateContinuousBackups":
+                raise
+            return f"created ({operation} failed: {error_code(error)})"
+    return "created"
+
+
+def item_count(client: Any, table: str) -> int | None:
+    """DescribeTable's ItemCount (approximate on AWS: refreshed about every six hours)."""
+    try:
+        return client.describe_table(TableName=table)["Table"].get("ItemCount")
+    except ClientError:
+        return None
+
+
+def delete(client: Any, table: str) -> str:
+    """Delete a table; ``absent`` when it is already gone (a resumed run)."""
+    try:
+        client.delete_table(TableName=table)
+    except ClientError as error:
+        if error_code(error) == "ResourceNotFoundException":
+            return "absent"
+        raise
+    return "deleted"

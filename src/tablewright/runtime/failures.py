@@ -1,0 +1,103 @@
+"""Why a conditional write failed: a cancelled plan mapped back to the action, and the error to raise.
+
+DynamoDB answers a cancelled TransactWriteItems with one CancellationReason per action, in request
+order (a plain conditional write fails as its one action). The first failing action decides,
+except that an idempotency marker that already exists means the whole write was already applied.
+For the entity's own item, the stored item is read again and compared with what the action
+guarded: the version (``ConflictError``), existence, the caller's condition
+(``ConditionFailedError``); if all of those still hold, what failed is a guard on a value the plan
+read, so the plan is stale and is made again (``Stale``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .errors import ConditionFailedError, ConflictError, RuntimeFailure, UniquenessError, in_operation
+from .items import natural
+from .writes import Action, Stale
+
+if TYPE_CHECKING:
+    from .core import Runtime
+
+_FAILED = "ConditionalCheckFailed"
+# Codes that say "try again": the item was locked by another transaction or the service was busy.
+_TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+
+
+def explain(rt: Runtime, actions: Sequence[Action], reasons: list[dict]) -> bool:
+    """Raise the error a failed plan means; returns False when it was already applied (idempotency)."""
+    codes = [r.get("Code") for r in reasons]
+    failed = [(a, c) for a, c in zip(actions, codes) if c not in (None, "None")]
+    if any(a.kind == "idem" and c == _FAILED for a, c in failed):
+        return False
+    for action, code in failed:
+        if code in _TRANSIENT:
+            raise Stale(code)
+        if code != _FAILED:
+            continue
+        error = _EXPLAIN[action.kind](rt, action)
+        if error is None:
+            raise Stale(f"{action.kind} guard")
+        if action.operation is not None and action.entity is not None:
+            error = in_operation(error, action.operation, action.verb, action.entity.name)
+        raise error
+    raise ConflictError(
+        actions[0].entity.name if actions[0].entity else "?",
+        {},
+        "the write to succeed",
+        f"cancelled ({codes})",
+    )
+
+
+def _unique(rt: Runtime, action: Action) -> RuntimeFailure:
+    return UniquenessError(action.entity.name, action.subject.constraint, action.subject.value)  # type: ignore[union-attr]
+
+
+def _release(rt: Runtime, action: Action) -> RuntimeFailure | None:
+    return None  # the marker moved to another owner since the read: re-plan from fresh state
+
+
+def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
+    entity = action.entity
+    assert entity is not None
+    table = rt.design.table_of(entity.name)
+    current = rt.read_raw(table, action.subject)
+    actual = rt.writer._version_of(entity, current)
+    if action.versioned and actual != action.expected:
+        return ConflictError(entity.name, action.subject, action.expected, actual)
+    if action.must_exist is False and current is not None:
+        return ConflictError(entity.name, action.subject, None, actual)
+    if action.must_exist and current is None:
+        if action.versioned:
+            return ConflictError(entity.name, action.subject, action.expected, None)
+        return ConditionFailedError(
+            entity.name,
+            action.subject,
+            "item exists",
+            "the item does not exist",
+            operation=action.operation,
+            verb=action.verb,
+        )
+    values = None if current is None else natural(entity, current)
+    if action.condition is not None and not action.condition.holds(values):
+        return ConditionFailedError(
+            entity.name,
+            action.subject,
+            action.condition.text,
+            action.condition.explain(values),
+            operation=action.operation,
+            verb=action.verb,
+        )
+    return None
+
+
+_EXPLAIN: dict[str, Callable[[Runtime, Action], RuntimeFailure | None]] = {
+    "unique": _unique,
+    "release": _release,
+    "item": _item,
+    "delete": _item,
+    "check": _item,
+    "idem": lambda rt, action: None,
+}

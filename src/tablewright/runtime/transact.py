@@ -1,0 +1,216 @@
+"""``rt.transact``: writes to several entities (any tables) as one TransactWriteItems, all or nothing.
+
+Operations are built by ``rt.tx_put``, ``rt.tx_update``, ``rt.tx_delete`` and ``rt.tx_check`` and
+planned exactly like the single-entity calls (``Writer.plan_*``), so each brings its uniqueness
+markers, version guards and caller condition; the idempotency markers of the entities involved are
+added once. Everything DynamoDB would refuse is refused first, naming the operation: every
+validation error of every operation at once, two actions on one item, more than 100 actions or a
+request over 4 MB (``TransactionTooLargeError``). A cancellation is explained from the
+CancellationReasons in request order (``failures.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..design.predicates import Predicate
+from ..design.validators import Violation
+from .conditions import condition_of
+from .errors import NotFoundError, RuntimeFailure, TransactionTooLargeError, ValidationError, in_operation
+from .writes import MAX_TRANSACTION_ACTIONS, Action, Plan, WriteResult, plan_text
+
+if TYPE_CHECKING:
+    from .core import Runtime
+
+MAX_TRANSACTION_BYTES = 4 * 1024 * 1024  # TransactWriteItems' aggregate request size
+
+
+@dataclass(frozen=True)
+class TxOp:
+    """One operation of a transaction: ``verb`` is put, update, delete or check (see the ``rt.tx_*`` helpers)."""
+
+    verb: str
+    entity: str
+    key: Mapping[str, object] | None = None
+    values: Mapping[str, object] = field(default_factory=dict)
+    remove: tuple[str, ...] = ()
+    expected_version: int | None = None
+    condition: str | Predicate | None = None
+    condition_params: Mapping[str, object] | None = None
+    if_absent: bool = False
+
+
+def _plan_put(rt: Runtime, op: TxOp, now: datetime) -> Plan:
+    entity = rt.entity(op.entity)
+    return rt.writer.plan_put(
+        entity,
+        op.values,
+        expected_version=op.expected_version,
+        now=now,
+        if_absent=op.if_absent,
+        condition=condition_of(entity, op.condition, op.condition_params),
+    )
+
+
+def _plan_update(rt: Runtime, op: TxOp, now: datetime) -> Plan:
+    entity = rt.entity(op.entity)
+    return rt.writer.plan_update(
+        entity,
+        op.key or {},
+        op.values,
+        remove=op.remove,
+        expected_version=op.expected_version,
+        now=now,
+        condition=condition_of(entity, op.condition, op.condition_params),
+    )
+
+
+def _plan_delete(rt: Runtime, op: TxOp, now: datetime) -> Plan:
+    entity = rt.entity(op.entity)
+    condition = condition_of(entity, op.condition, op.condition_params)
+    plan = rt.writer.plan_delete(
+        entity, op.key or {}, expected_version=op.expected_version, condition=condition
+    )
+    if plan is None:
+        raise NotFoundError(f"{op.entity} {dict(op.key or {})} does not exist, so it cannot be deleted")
+    return plan
+
+
+def _plan_check(rt: Runtime, op: TxOp, now: datetime) -> Plan:
+    entity = rt.entity(op.entity)
+    condition = condition_of(entity, op.condition, op.condition_params)
+    return rt.writer.plan_check(entity, op.key or {}, condition, expected_version=op.expected_version)
+
+
+_PLANNERS: dict[str, Callable[[Runtime, TxOp, datetime], Plan]] = {
+    "put": _plan_put,
+    "update": _plan_update,
+    "delete": _plan_delete,
+    "check": _plan_check,
+}
+
+
+def transact(rt: Runtime, ops: Sequence[TxOp], *, idempotency_key: object, now: datetime) -> WriteResult:
+    """Plan every operation, check DynamoDB's limits, send one transaction (re-planned if a read went stale)."""
+    if not ops:
+        raise ValueError("transact needs at least one operation")
+    unknown = sorted({op.verb for op in ops} - set(_PLANNERS))
+    if unknown:
+        raise ValueError(
+            f"unknown transaction operation(s) {unknown}: build them with rt.tx_put/update/delete/check"
+        )
+    return rt.writer.run(lambda: _plan(rt, ops, idempotency_key, now), _describe)
+
+
+def _describe(plan: Plan) -> str:
+    return plan_text(plan)
+
+
+def _plan(rt: Runtime, ops: Sequence[TxOp], idempotency_key: object, now: datetime) -> Plan:
+    actions: list[Action] = []
+    records = []
+    violations: list[Violation] = []
+    for index, op in enumerate(ops):
+        try:
+            plan = _PLANNERS[op.verb](rt, op, now)
+        except ValidationError as exc:
+            violations += [
+                Violation(v.entity, f"[{index}].{v.attribute}", v.rule, v.message) for v in exc.violations
+            ]
+            continue
+        except RuntimeFailure as exc:
+            raise in_operation(exc, index, op.verb, op.entity) from None
+        for action in plan.actions:
+            action.operation, action.verb = index, op.verb
+        actions += plan.actions
+        records += plan.records
+    if violations:
+        names = {op.entity for op in ops}
+        raise ValidationError(names.pop() if len(names) == 1 else "transaction", violations)
+    actions += _idempotency_markers(rt, ops, records, idempotency_key, now)
+    _refuse_two_actions_on_one_item(rt, actions)
+    _check_limits(ops, actions)
+    return Plan(actions, records)
+
+
+def _idempotency_markers(
+    rt: Runtime, ops: Sequence[TxOp], records: list, explicit: object, now: datetime
+) -> list[Action]:
+    """One marker per (entity, idempotency value) written by the transaction, plus the explicit key's."""
+    wanted: dict[tuple[str, str], tuple[str, object]] = {}
+    if explicit is not None:
+        wanted[(ops[0].entity, repr(explicit))] = (ops[0].entity, explicit)
+    for record in records:
+        attribute = rt.entity(record.entity).idempotency_key
+        if attribute and record.get(attribute) is not None:
+            wanted.setdefault((record.entity, repr(record[attribute])), (record.entity, record[attribute]))
+    return [rt.writer._idempotency_action(rt.entity(name), value, now) for name, value in wanted.values()]
+
+
+def _identity(rt: Runtime, action: Action) -> tuple[str, str]:
+    ((_verb, request),) = action.request.items()
+    table = request["TableName"]
+    if "Key" in request:
+        key = request["Key"]
+    else:
+        found = next(t for t in rt.design.tables.values() if t.table_name == table)
+        names = {found.partition_key.name, found.sort_key.name if found.sort_key else ""}
+        key = {n: v for n, v in request["Item"].items() if n in names}
+    return table, _json(key)
+
+
+def _json(value: object) -> str:
+    """Wire JSON as sent (binary as base64), for identities and the request size."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_bytes)
+
+
+def _bytes(value: object) -> str:
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"{type(value).__name__} is not a wire value")
+
+
+def _refuse_two_actions_on_one_item(rt: Runtime, actions: list[Action]) -> None:
+    seen: dict[tuple[str, str], Action] = {}
+    for action in actions:
+        identity = _identity(rt, action)
+        first = seen.setdefault(identity, action)
+        if first is action:
+            continue
+        if action.kind == first.kind == "unique":  # two new items claim one unique value
+            from .errors import UniquenessError
+
+            error = UniquenessError(action.entity.name, action.subject.constraint, action.subject.value)  # type: ignore[union-attr]
+            raise in_operation(error, action.operation or 0, action.verb, action.entity.name)  # type: ignore[union-attr]
+        raise ValidationError(
+            "transaction",
+            [
+                Violation(
+                    "transaction",
+                    f"[{action.operation}]",
+                    "one_item",
+                    "Transaction request cannot include multiple operations on one item: operations "
+                    f"{first.operation} and {action.operation} both write {identity[0]} {identity[1]}",
+                )
+            ],
+        )
+
+
+def _check_limits(ops: Sequence[TxOp], actions: list[Action]) -> None:
+    if len(actions) > MAX_TRANSACTION_ACTIONS:
+        raise TransactionTooLargeError(
+            f"a transaction of {len(ops)} operations needs {len(actions)} actions (items, uniqueness "
+            f"markers and idempotency markers) but TransactWriteItems allows {MAX_TRANSACTION_ACTIONS}"
+        )
+    size = len(_json({"TransactItems": [a.request for a in actions]}).encode())
+    if size > MAX_TRANSACTION_BYTES:
+        raise TransactionTooLargeError(
+            f"a transaction of {len(ops)} operations is {size:,} bytes but TransactWriteItems allows "
+            f"4 MB ({MAX_TRANSACTION_BYTES:,} bytes): Transaction request size exceeds the maximum "
+            "allowed size of 4 MB"
+        )
