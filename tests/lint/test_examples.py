@@ -9,7 +9,7 @@ import pytest
 
 from tablewright.cost import build
 from tablewright.design import load
-from tablewright.lint import lint_file
+from tablewright.lint import lint_file, lint_text
 from tablewright.lint.rules.temporal import collision_probability
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -51,10 +51,17 @@ def test_evse_local_time_sort_key_and_short_sc_id() -> None:
     assert collision_probability(10000, 4) == pytest.approx(0.0116, rel=0.01)
 
 
-def test_woms_uniqueness_index_and_alert_dedup() -> None:
+def test_woms_uniqueness_index_is_an_error_unless_markers_enforce_it() -> None:
+    path = _design("woms")
     found = _rules("woms")
-    assert any("vendor-plant-unique-index" in m for m in found["TW202"])
-    assert "TW205" not in found  # 17 GSIs over 5 tables, at most 4 per table
+    assert "TW202" not in found  # the example enforces the constraint with `unique:` markers
+    assert "TW205" not in found  # 15 GSIs over 5 tables, at most 4 per table
+    text = path.read_text(encoding="utf-8")
+    marker = "    unique: [[vendor_id, vendor_plant_id]]"
+    assert marker in text
+    seed_as_written = text.replace(marker, "", 1)  # the seed relies on the GSI alone
+    messages = [f.message for f in lint_text(seed_as_written, str(path)) if f.rule == "TW202"]
+    assert any("vendor-plant-unique-index" in m for m in messages)
 
 
 def test_woms_is_not_within_the_free_tier_on_demand() -> None:

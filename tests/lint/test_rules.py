@@ -192,6 +192,26 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
             means={"where": "order_id = :order_id"},
         ),
     ),
+    (
+        "TW202",
+        _pattern(
+            "order_id_taken",
+            description="Uniqueness check before insert.",
+            served={"op": "query", "index": "GSI1"},
+            params={"order_id": "string"},
+            means={"where": "order_id = :order_id"},
+        ),
+        _with(
+            {"entities": {"Order": {"unique": [["order_id"]]}}},  # markers enforce it; the GSI is a lookup
+            _pattern(
+                "order_id_taken",
+                description="Uniqueness check before insert.",
+                served={"op": "query", "index": "GSI1"},
+                params={"order_id": "string"},
+                means={"where": "order_id = :order_id"},
+            ),
+        ),
+    ),
     ("TW203", {"patterns": {"order_by_id": None}, "volumes": {"patterns": {"order_by_id": None}}}, {}),
     (
         "TW204",

@@ -21,9 +21,6 @@ def clock() -> MovableClock:
 @pytest.fixture
 def engine(clock: MovableClock) -> Iterator[Engine]:
     engine = Engine(clock=clock)
-    # Stream records are stamped by the store's clock; until Engine passes its clock on (requested from
-    # the engine's owner), the tests wire it themselves so that moving the clock ages the records.
-    engine.store.clock = clock
     yield engine
     engine.close()
 

@@ -167,7 +167,7 @@ def _backfill_mismatches(ctx: Context, step: Backfill) -> int:
 
 def _delete_table(ctx: Context, step: DeleteTable) -> dict[str, Any]:
     for copy in ctx.plan.copies_from(step.table):
-        if ctx.state.step(copy.id).get("status") != "verified":
+        if ctx.state.step(copy.id).get("status") not in ("verified", "done"):
             raise MigrationError(
                 f"{step.id}: refusing to delete {step.table!r}: the copy {copy.id!r} of this plan has not verified"
             )

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ..design.model import AccessPattern
-from ..design.predicates import MISSING, _pair
+from ..design.predicates import MISSING
+from ..design.timeutil import parse_rfc3339
 from .page import Stats
 from .wire import Record
 
@@ -68,10 +71,34 @@ class _SortKey:
     def __lt__(self, other: _SortKey) -> bool:
         if self.value is MISSING or other.value is MISSING:
             return other.value is MISSING and self.value is not MISSING
-        pair = _pair(self.value, other.value)
+        pair = _comparable(self.value, other.value)
         if pair is None:  # different types: order by type name for a stable, total order
             return type(self.value).__name__ < type(other.value).__name__
         return pair[0] < pair[1]  # type: ignore[operator]
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | Decimal | float):
+        return "number"
+    return "instant" if isinstance(value, datetime) else type(value).__name__
+
+
+def _comparable(a: object, b: object) -> tuple[object, object] | None:
+    """Two order values made comparable, or None when their types differ.
+
+    The design's predicate semantics: numbers with numbers, strings with strings, and a ``datetime``
+    with an RFC 3339 string as instants. Written here because the design package keeps its own
+    version private (``predicates._pair``).
+    """
+    kinds = {_kind(a), _kind(b)}
+    if kinds == {"instant", "str"}:
+        try:
+            return tuple(parse_rfc3339(x) if isinstance(x, str) else x for x in (a, b))  # type: ignore[return-value]
+        except ValueError:
+            return None
+    return (a, b) if len(kinds) == 1 else None
 
 
 def _order_value(record: Mapping[str, object], attribute: str) -> object:
