@@ -36,3 +36,8 @@ def nexus() -> Runtime:
 @pytest.fixture
 def sensor() -> Runtime:
     return _runtime_for("sensor")
+
+
+@pytest.fixture
+def bank() -> Runtime:
+    return _runtime_for("bank")

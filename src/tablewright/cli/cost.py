@@ -60,5 +60,7 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
         from tablewright.cost.report import render_text
 
         console = Console()
+        if not console.is_terminal:
+            console = Console(width=max(console.width, 160))  # files and pipes get whole tables
         for report in reports:
             render_text(report, console)

@@ -74,30 +74,34 @@ class Consumed:
     def total(self) -> float:
         return self.table_units + sum(self.index_units.values())
 
-    def render(self, mode: str | None) -> dict[str, Any] | None:
-        """The ConsumedCapacity structure for ReturnConsumedCapacity ``mode`` (None/NONE: nothing)."""
+    def render(self, mode: str | None, *, split: bool = False) -> dict[str, Any] | None:
+        """The ConsumedCapacity structure for ReturnConsumedCapacity ``mode`` (None/NONE: nothing).
+
+        Real DynamoDB reports Read/WriteCapacityUnits beside CapacityUnits only for transactions
+        (``split``); single-item, batch, query and scan responses carry the aggregate alone.
+        """
         if mode not in ("TOTAL", "INDEXES"):
             return None
         unit_field = "ReadCapacityUnits" if self.kind == "read" else "WriteCapacityUnits"
-        out: dict[str, Any] = {
-            "TableName": self.table.name,
-            "CapacityUnits": self.total,
-            unit_field: self.total,
-        }
+
+        def units(value: float) -> dict[str, float]:
+            return {"CapacityUnits": value, unit_field: value} if split else {"CapacityUnits": value}
+
+        out: dict[str, Any] = {"TableName": self.table.name, **units(self.total)}
         if mode == "INDEXES":
-            out["Table"] = {"CapacityUnits": self.table_units, unit_field: self.table_units}
+            out["Table"] = units(self.table_units)
             for kind, key in (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes")):
-                units = {
-                    name: {"CapacityUnits": value, unit_field: value}
+                per_index = {
+                    name: units(value)
                     for name, value in self.index_units.items()
                     if self.table.indexes[name].kind == kind
                 }
-                if units:
-                    out[key] = units
+                if per_index:
+                    out[key] = per_index
         return out
 
 
-def merge(consumed: list[Consumed], mode: str | None) -> list[dict[str, Any]] | None:
+def merge(consumed: list[Consumed], mode: str | None, *, split: bool = False) -> list[dict[str, Any]] | None:
     """One ConsumedCapacity entry per table, for batch and transaction responses."""
     if mode not in ("TOTAL", "INDEXES"):
         return None
@@ -107,4 +111,4 @@ def merge(consumed: list[Consumed], mode: str | None) -> list[dict[str, Any]] | 
         target.table_units += entry.table_units
         for name, units in entry.index_units.items():
             target.index_units[name] = target.index_units.get(name, 0.0) + units
-    return [entry.render(mode) for entry in by_table.values()]
+    return [entry.render(mode, split=split) for entry in by_table.values()]

@@ -6,6 +6,7 @@
 
 from .core import Runtime
 from .errors import (
+    ConditionFailedError,
     ConflictError,
     ConventionError,
     CursorError,
@@ -17,10 +18,12 @@ from .errors import (
     ValidationError,
 )
 from .page import Page, Stats
+from .transact import TxOp
 from .wire import Record
 from .writes import WriteResult
 
 __all__ = [
+    "ConditionFailedError",
     "ConflictError",
     "ConventionError",
     "CursorError",
@@ -32,6 +35,7 @@ __all__ = [
     "RuntimeFailure",
     "Stats",
     "TransactionTooLargeError",
+    "TxOp",
     "UniquenessError",
     "ValidationError",
     "WriteResult",

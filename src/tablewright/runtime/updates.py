@@ -41,7 +41,7 @@ def plan_changes(
     attributes the caller changed or removed."""
     table = writer.rt.design.table_of(entity.name)
     key = table_key(table, old)
-    sets = [n for n, v in new.items() if n not in key and (n not in old or to_wire(old[n]) != to_wire(v))]
+    sets = [n for n in new if n not in key]
     removes = [n for n in old if n not in new and n not in key and not n.startswith(HIDDEN_PREFIX)]
     record = to_record(entity, table, new)
     if not sets and not removes:

@@ -124,7 +124,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
         for action in actions:
             action.apply(conn)
         response: dict[str, Any] = {}
-        rendered = merge([a.consumed for a in actions], request.get("ReturnConsumedCapacity"))
+        rendered = merge([a.consumed for a in actions], request.get("ReturnConsumedCapacity"), split=True)
         if rendered:
             response["ConsumedCapacity"] = rendered
         if token is not None:
@@ -177,7 +177,7 @@ def transact_get_items(engine: Engine, request: dict) -> dict:
             else:
                 responses.append({"Item": item})
     response: dict[str, Any] = {"Responses": responses}
-    rendered = merge(consumed, request.get("ReturnConsumedCapacity"))
+    rendered = merge(consumed, request.get("ReturnConsumedCapacity"), split=True)
     if rendered:
         response["ConsumedCapacity"] = rendered
     return response

@@ -1,0 +1,28 @@
+"""``tablewright import``: a design file (YAML) from a NoSQL Workbench model, a CloudFormation
+template or a live endpoint's DescribeTable. Tables and indexes come out complete; entities and
+access patterns as a commented skeleton. See docs/export.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from .writer import Imported, to_yaml
+
+# Format -> module exposing ``import_file(path) -> Imported`` (the endpoint format is not a file).
+FORMATS = {"nosql-workbench": "workbench", "cloudformation": "cloudformation"}
+
+
+def import_file(path: str | Path, fmt: str) -> str:
+    """The design YAML for a model or template file."""
+    module_name = FORMATS.get(fmt)
+    if module_name is None:
+        raise ValueError(
+            f"unknown import format {fmt!r}: expected one of {', '.join([*FORMATS, 'endpoint'])}"
+        )
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return to_yaml(module.import_file(Path(path)))
+
+
+__all__ = ["FORMATS", "Imported", "import_file", "to_yaml"]

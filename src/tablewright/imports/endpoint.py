@@ -1,0 +1,77 @@
+"""Import the tables of a live endpoint from DescribeTable / DescribeTimeToLive /
+DescribeContinuousBackups, through ``tablewright.connect(endpoint_url=...)`` (or any client)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from .writer import Imported, ImportedTable
+
+_INDEX_FIELDS = ("IndexName", "KeySchema", "Projection")
+
+
+def _index(index: dict[str, Any], provisioned: bool) -> dict[str, Any]:
+    out = {k: index[k] for k in _INDEX_FIELDS}
+    if provisioned and "ProvisionedThroughput" in index:
+        units = index["ProvisionedThroughput"]
+        out["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": units["ReadCapacityUnits"],
+            "WriteCapacityUnits": units["WriteCapacityUnits"],
+        }
+    return out
+
+
+def create_request(description: dict[str, Any]) -> dict[str, Any]:
+    """The CreateTable request that would recreate a DescribeTable ``Table``."""
+    billing = description.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
+    create: dict[str, Any] = {
+        "TableName": description["TableName"],
+        "AttributeDefinitions": description["AttributeDefinitions"],
+        "KeySchema": description["KeySchema"],
+        "BillingMode": billing,
+    }
+    provisioned = billing == "PROVISIONED"
+    if provisioned:
+        units = description["ProvisionedThroughput"]
+        create["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": units["ReadCapacityUnits"],
+            "WriteCapacityUnits": units["WriteCapacityUnits"],
+        }
+    for field in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if description.get(field):
+            create[field] = [
+                _index(i, provisioned and field.startswith("Global")) for i in description[field]
+            ]
+    if description.get("StreamSpecification", {}).get("StreamEnabled"):
+        create["StreamSpecification"] = description["StreamSpecification"]
+    create["TableClass"] = description.get("TableClassSummary", {}).get("TableClass", "STANDARD")
+    return create
+
+
+def _ttl(client: Any, table: str) -> str | None:
+    found = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    return found.get("AttributeName") if found.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None
+
+
+def _pitr(client: Any, table: str) -> bool:
+    try:
+        found = client.describe_continuous_backups(TableName=table)["ContinuousBackupsDescription"]
+    except ClientError:  # an engine without backups
+        return False
+    return found.get("PointInTimeRecoveryDescription", {}).get("PointInTimeRecoveryStatus") == "ENABLED"
+
+
+def import_tables(client: Any, tables: list[str] | None = None, name: str = "imported") -> Imported:
+    """The named tables (default: every table) of the endpoint behind ``client``."""
+    names = tables or client.list_tables()["TableNames"]
+    imported = []
+    for table in names:
+        description = client.describe_table(TableName=table)["Table"]
+        imported.append(
+            ImportedTable(
+                create=create_request(description), ttl=_ttl(client, table), pitr=_pitr(client, table)
+            )
+        )
+    return Imported(name=name, tables=imported, source="a live endpoint (DescribeTable)")
