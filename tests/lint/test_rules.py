@@ -126,6 +126,13 @@ BY_CUSTOMER = {
         }
     }
 }
+LOCAL_TIME = _order_attr(
+    "local_time",
+    {
+        "type": "string",
+        "computed": {"template": "{created_at|tz:America/Denver|format:%Y-%m-%d %H:%M:%S.%L}"},
+    },
+)
 NO_LIMIT = _with(STATUS_INDEX, {"patterns": {"orders_by_status": {"means": {"limit": None}}}})
 NOTE_IN_SK = {"entities": {"Order": {"keys": {"table": {"sk": "ORDER#{order_id}#{note}"}}}}}
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
@@ -338,6 +345,12 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
                 }
             }
         },
+    ),
+    # EVSE: the sort key is a computed attribute that renders Mountain Time.
+    (
+        "TW601",
+        _with(LOCAL_TIME, {"entities": {"Order": {"keys": {"table": {"sk": "{local_time}"}}}}}),
+        _with(LOCAL_TIME, {"entities": {"Order": {"keys": {"table": {"sk": "ORDER#{order_id}"}}}}}),
     ),
     (
         "TW602",

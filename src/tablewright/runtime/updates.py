@@ -41,7 +41,7 @@ def plan_changes(
     attributes the caller changed or removed."""
     table = writer.rt.design.table_of(entity.name)
     key = table_key(table, old)
-    sets = [n for n in new if n not in key]
+    sets = [n for n, v in new.items() if n not in key and (n not in old or to_wire(old[n]) != to_wire(v))]
     removes = [n for n in old if n not in new and n not in key and not n.startswith(HIDDEN_PREFIX)]
     record = to_record(entity, table, new)
     if not sets and not removes:
@@ -52,7 +52,7 @@ def plan_changes(
         clauses.append("SET " + ", ".join(f"{ph.name(n)} = {ph.value(new[n])}" for n in sets))
     if removes:
         clauses.append("REMOVE " + ", ".join(ph.name(n) for n in removes))
-    guarded = _read_dependencies(entity, [n for n in [*sets, *removes] if n not in touched]) - touched
+    guarded = set()
     guarded |= _changed_unique_attributes(entity, old, new)
     parts = [f"attribute_exists({ph.name(table.partition_key.name)})"]
     parts += [same_as_read(ph, name, old) for name in sorted(guarded)]

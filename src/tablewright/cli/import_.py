@@ -1,0 +1,60 @@
+"""``tablewright import FILE --from FORMAT``: a design file from a NoSQL Workbench model, a
+CloudFormation template, or (``--from endpoint``) the tables of a live endpoint."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+_FORMATS = ["nosql-workbench", "cloudformation", "endpoint"]
+
+
+@click.command(name="import")
+@click.argument("source", metavar="FILE", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "--from", "fmt", required=True, type=click.Choice(_FORMATS), help="What FILE is (endpoint: no FILE)."
+)
+@click.option("--endpoint", "endpoint_url", metavar="URL", help="--from endpoint: the DynamoDB endpoint.")
+@click.option(
+    "--db", type=click.Path(dir_okay=False), help="--from endpoint: an embedded engine's SQLite file instead."
+)
+@click.option("--table", "tables", multiple=True, help="--from endpoint: only these tables (repeatable).")
+@click.option("--name", default=None, help="The design's name (default: the file's stem).")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the design here (default: stdout).")
+def import_(
+    source: str | None,
+    fmt: str,
+    endpoint_url: str | None,
+    db: str | None,
+    tables: tuple[str, ...],
+    name: str | None,
+    out: str | None,
+) -> None:
+    """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
+    as a commented skeleton to fill in. Exit 2 on an unreadable input."""
+    from tablewright.imports import import_file, to_yaml
+
+    try:
+        if fmt == "endpoint":
+            if source:
+                raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")
+            import tablewright
+            from tablewright.imports.endpoint import import_tables
+
+            client = tablewright.connect(db, endpoint_url=endpoint_url)
+            text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
+        else:
+            if not source or not Path(source).is_file():
+                raise click.UsageError(f"--from {fmt} needs an existing FILE")
+            text = import_file(source, fmt)
+            if name:
+                text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
+    except (ValueError, KeyError, OSError) as error:
+        click.echo(f"error: {source or endpoint_url}: {error}", err=True)
+        sys.exit(2)
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
