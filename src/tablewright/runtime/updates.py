@@ -52,7 +52,7 @@ def plan_changes(
         clauses.append("SET " + ", ".join(f"{ph.name(n)} = {ph.value(new[n])}" for n in sets))
     if removes:
         clauses.append("REMOVE " + ", ".join(ph.name(n) for n in removes))
-    guarded = set()
+    guarded = _read_dependencies(entity, [n for n in [*sets, *removes] if n not in touched]) - touched
     guarded |= _changed_unique_attributes(entity, old, new)
     parts = [f"attribute_exists({ph.name(table.partition_key.name)})"]
     parts += [same_as_read(ph, name, old) for name in sorted(guarded)]
