@@ -138,7 +138,7 @@ WORKLOADS: dict[str, Callable[[int, str], list[tuple[str, dict]]]] = {
     "mixed": mixed,
 }
 # Fewer calls where a call is slow (moto's Query reads its whole partition) keep the run short.
-SCALE = {"direct": 1.0, "boto3": 0.5, "moto": 0.1}
+SCALE = {"direct": 1.0, "boto3": 0.5, "moto": 0.02}
 
 
 # ------------------------------------------------------------------------------------------ backends

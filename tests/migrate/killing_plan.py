@@ -37,6 +37,9 @@ def _killing(transform):
 
 
 PLAN = Plan(
-    [Copy(s.source, s.target, _killing(s.transform), s.delete_source, s.name) if s.id == "events" else s for s in adr006.PLAN.steps],
+    [
+        Copy(s.source, s.target, _killing(s.transform), s.delete_source, s.name) if s.id == "events" else s
+        for s in adr006.PLAN.steps
+    ],
     name="adr-006-killed",
 )

@@ -23,7 +23,18 @@ ARGS = ["--segments", "3", "--page-size", "25", "--format", "json"]
 
 def _migrate(db: Path, state: Path, kill_at: int = 0) -> subprocess.CompletedProcess:
     env = {**os.environ, "TW_KILL_AT": str(kill_at)}
-    command = [sys.executable, "-c", "from tablewright.cli import main; main()", "migrate", str(KILLING_PLAN), "--db", str(db), "--state", str(state), *ARGS]
+    command = [
+        sys.executable,
+        "-c",
+        "from tablewright.cli import main; main()",
+        "migrate",
+        str(KILLING_PLAN),
+        "--db",
+        str(db),
+        "--state",
+        str(state),
+        *ARGS,
+    ]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -49,7 +60,9 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]
 # 598 legacy items: the copy calls the transform 598 times, the verification 598 more.
 @pytest.mark.slow
 @pytest.mark.parametrize("kill_at", [40, 300, 590, 900])
-def test_killed_run_resumes_to_the_same_result(uninterrupted: tuple[Path, dict], tmp_path: Path, kill_at: int) -> None:
+def test_killed_run_resumes_to_the_same_result(
+    uninterrupted: tuple[Path, dict], tmp_path: Path, kill_at: int
+) -> None:
     pristine, expected = uninterrupted
     db, state = tmp_path / "legacy.db", tmp_path / "state.json"
     _copy_db(pristine, db)

@@ -11,7 +11,19 @@ from typing import Any
 import pytest
 
 import tablewright
-from tablewright.migrate import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Merge, Plan, Put, load_plan, run_plan, verify_copy
+from tablewright.migrate import (
+    Backfill,
+    Copy,
+    CreateIndex,
+    CreateTable,
+    DeleteTable,
+    Merge,
+    Plan,
+    Put,
+    load_plan,
+    run_plan,
+    verify_copy,
+)
 from tablewright.migrate.checksum import Digest, item_hash
 from tablewright.migrate.io import KeySchemas, Writer, encode, outputs
 
@@ -28,7 +40,10 @@ SPEC = {
 def _people(client: Any, count: int = 60) -> None:
     client.create_table(**SPEC)
     for n in range(count):
-        client.put_item(TableName="people", Item=encode({"id": f"p{n:03}", "name": f"person {n}", "n": n, "skip": n % 10 == 0}))
+        client.put_item(
+            TableName="people",
+            Item=encode({"id": f"p{n:03}", "name": f"person {n}", "n": n, "skip": n % 10 == 0}),
+        )
 
 
 def test_checksum_is_order_free_type_exact_and_counts_duplicates() -> None:
@@ -45,7 +60,10 @@ def test_checksum_is_order_free_type_exact_and_counts_duplicates() -> None:
 def test_outputs_normalise_every_transform_result() -> None:
     assert outputs(None, "t") == []
     assert outputs({"id": 1}, "t") == [Put("t", {"id": 1})]
-    assert outputs([("u", {"id": 2}), Merge("v", {"id": 3})], "t") == [Put("u", {"id": 2}), Merge("v", {"id": 3})]
+    assert outputs([("u", {"id": 2}), Merge("v", {"id": 3})], "t") == [
+        Put("u", {"id": 2}),
+        Merge("v", {"id": 3}),
+    ]
     with pytest.raises(TypeError, match="expected an item"):
         outputs([42], "t")
 
@@ -92,7 +110,12 @@ def test_copy_with_transform_verifies_and_deletes_source_only_when_asked(tmp_pat
     _people(client)
     from .transforms_for_tests import upper_name
 
-    plan = Plan([CreateTable(like="people", name="people2"), Copy("people", "people2", upper_name, delete_source=True)])
+    plan = Plan(
+        [
+            CreateTable(like="people", name="people2"),
+            Copy("people", "people2", upper_name, delete_source=True),
+        ]
+    )
     report = run_plan(client, plan, state=tmp_path / "s.json", segments=3, page_size=7)
     assert report.ok
     copied = {i["id"]: i for i in items(client, "people2")}
@@ -107,13 +130,23 @@ def test_verification_catches_a_tampered_target() -> None:
     assert run_plan(client, Plan([CreateTable(like="people", name="people2"), step])).ok
     assert verify_copy(client, step).ok
 
-    client.update_item(TableName="people2", Key=encode({"id": "p007"}), UpdateExpression="SET n = :v", ExpressionAttributeValues=encode({":v": 8}))
+    client.update_item(
+        TableName="people2",
+        Key=encode({"id": "p007"}),
+        UpdateExpression="SET n = :v",
+        ExpressionAttributeValues=encode({":v": 8}),
+    )
     verdict = verify_copy(client, step)
-    assert not verdict.ok and verdict.tables["people2"]["expected"]["count"] == verdict.tables["people2"]["actual"]["count"]
+    assert (
+        not verdict.ok
+        and verdict.tables["people2"]["expected"]["count"] == verdict.tables["people2"]["actual"]["count"]
+    )
     assert verdict.differences == [{"table": "people2", "key": ["'p007'"], "problem": "different"}]
 
     client.delete_item(TableName="people2", Key=encode({"id": "p008"}))
-    assert {"table": "people2", "key": ["'p008'"], "problem": "missing"} in verify_copy(client, step).differences
+    assert {"table": "people2", "key": ["'p008'"], "problem": "missing"} in verify_copy(
+        client, step
+    ).differences
 
 
 def test_failed_verification_keeps_the_source_and_blocks_its_deletion(tmp_path: Path) -> None:
@@ -128,7 +161,11 @@ def test_failed_verification_keeps_the_source_and_blocks_its_deletion(tmp_path: 
     assert failed["status"] == "failed" and "people2: expected 60 items, found 61" in failed["error"]
     assert "people" in client.list_tables()["TableNames"]
     # The delete step refuses on its own too, while a copy of the plan reading that table has not verified.
-    early = run_plan(client, Plan([DeleteTable("people"), Copy("people", "people2")], name="early"), state=tmp_path / "t.json")
+    early = run_plan(
+        client,
+        Plan([DeleteTable("people"), Copy("people", "people2")], name="early"),
+        state=tmp_path / "t.json",
+    )
     assert "has not verified" in early.steps[0]["error"] and "people" in client.list_tables()["TableNames"]
 
 
@@ -166,7 +203,11 @@ def test_yaml_plan_runs_every_step_kind(tmp_path: Path) -> None:
 def test_backfill_is_verified_and_create_index_is_idempotent(tmp_path: Path) -> None:
     client = tablewright.connect()
     _people(client, 20)
-    index = {"IndexName": "by-n", "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}
+    index = {
+        "IndexName": "by-n",
+        "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"},
+    }
     defs = [{"AttributeName": "n", "AttributeType": "N"}]
     plan = Plan([Backfill("people", "double", lambda i: i["n"] * 2), CreateIndex("people", index, defs)])
     assert run_plan(client, plan).ok
@@ -182,8 +223,16 @@ def test_dry_run_reports_counts_without_writing() -> None:
     from .transforms_for_tests import upper_name
 
     before = dump(client)
-    report = run_plan(client, Plan([CreateTable(like="people", name="people2"), Copy("people", "people2", upper_name)]), dry_run=True)
+    report = run_plan(
+        client,
+        Plan([CreateTable(like="people", name="people2"), Copy("people", "people2", upper_name)]),
+        dry_run=True,
+    )
     copy = report.steps[1]
-    assert copy["source_items"] == 30 and copy["dropped"] == 3 and copy["writes"] == {"people2": {"puts": 27, "merges": 0}}
+    assert (
+        copy["source_items"] == 30
+        and copy["dropped"] == 3
+        and copy["writes"] == {"people2": {"puts": 27, "merges": 0}}
+    )
     assert copy["samples"][0]["after"][0]["item"]["title"] == copy["samples"][0]["before"]["name"].upper()
     assert dump(client) == before

@@ -12,28 +12,25 @@ written as one transaction of its readings followed by the marker (``MARKER_LAST
 
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
+Both plans go through the runtime's public calls: ``rt.compose`` validates every reading,
+``rt.transact`` writes the marker (``if_absent``) with the readings, and a ``ConflictError`` on
+operation 0 (the marker) means the batch was already processed.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from botocore.exceptions import ClientError
-
 from tablewright.design.validators import Violation
-from tablewright.runtime import Runtime, ValidationError
-from tablewright.runtime.items import compose
-from tablewright.runtime.wire import item_to_wire
-from tablewright.runtime.writes import batch_violations
+from tablewright.runtime import ConflictError, Runtime, ValidationError
 
 from .clock import utc_now
 
 MAX_READINGS = 100  # "Batch Size: 1-100 readings per request"
 MAX_TRANSACTION_ACTIONS = 100  # DynamoDB TransactWriteItems
-CONFLICT_RETRIES = 5  # TransactionConflict: another transaction held an item; back off and retry
+MARKER_OPERATION = 0  # the marker is the first operation of the one-transaction plan
 
 
 class UnknownDeviceError(LookupError):
@@ -87,19 +84,28 @@ def ingest_batch(
     if device.get("friendly_name"):
         shared["friendly_name"] = device["friendly_name"]
     values = [{**shared, **dict(r)} for r in readings]
-    violations = batch_violations(rt.entity("Reading"), values) + _same_instant(values)
+    violations = _reading_violations(rt, values, moment) + _same_instant(values)
     if violations:
         raise ValidationError("Reading", violations)
-    items = [compose(rt.entity("Reading"), v, now=moment, created=True) for v in values]
-    marker = compose(
-        rt.entity("ProcessedBatch"),
-        {"batch_id": batch_id, "hardware_id": hardware_id},
-        now=moment,
-        created=True,
-    )
-    if len(items) + 1 <= MAX_TRANSACTION_ACTIONS:
-        return _one_transaction(rt, marker, items)
-    return _marker_last(rt, marker, items)
+    marker = {"batch_id": batch_id, "hardware_id": hardware_id}
+    if len(values) + 1 <= MAX_TRANSACTION_ACTIONS:
+        return _one_transaction(rt, marker, values, moment)
+    return _marker_last(rt, marker, values, moment)
+
+
+def _reading_violations(
+    rt: Runtime, values: Sequence[Mapping[str, object]], now: datetime
+) -> list[Violation]:
+    """Every rule every reading breaks, the attribute prefixed with the reading's index."""
+    found = []
+    for index, value in enumerate(values):
+        try:
+            rt.compose("Reading", value, now=now)
+        except ValidationError as exc:
+            found += [
+                Violation(v.entity, f"[{index}].{v.attribute}", v.rule, v.message) for v in exc.violations
+            ]
+    return found
 
 
 def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
@@ -116,48 +122,34 @@ def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
     return found
 
 
-def _put(rt: Runtime, entity: str, item: Mapping[str, object], *, new: bool = False) -> dict:
-    table = rt.design.table_of(entity)
-    put: dict = {"TableName": table.table_name, "Item": item_to_wire(item)}
-    if new:
-        put["ConditionExpression"] = "attribute_not_exists(#pk)"
-        put["ExpressionAttributeNames"] = {"#pk": table.partition_key.name}
-    return put
-
-
-def _one_transaction(rt: Runtime, marker: dict, items: list[dict]) -> IngestResult:
+def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
     """The document's plan: marker (must be new) + readings, all or nothing."""
-    actions = [{"Put": _put(rt, "ProcessedBatch", marker, new=True)}]
-    actions += [{"Put": _put(rt, "Reading", item)} for item in items]
-    batch_id = str(marker["batch_id"])
+    operations = [rt.tx_put("ProcessedBatch", marker, if_absent=True)]
+    operations += [rt.tx_put("Reading", value) for value in values]
     try:
-        _with_conflict_retries(lambda: rt.client.transact_write_items(TransactItems=actions))
-    except ClientError as error:
-        reasons = error.response.get("CancellationReasons") or []
-        if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
-            return _duplicate(rt, marker, len(items))
-        raise
-    return IngestResult("accepted", batch_id, len(items), f"1 transaction of {len(actions)} actions")
+        result = rt.transact(operations, now=now)
+    except ConflictError as error:
+        if getattr(error, "operation", None) != MARKER_OPERATION:
+            raise
+        return _duplicate(rt, marker, len(values))
+    return IngestResult("accepted", marker["batch_id"], len(values), result.plan)
 
 
-def _marker_last(rt: Runtime, marker: dict, items: list[dict]) -> IngestResult:
+def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
     """Readings in transactions of at most 100 actions, then the marker (see the module docstring)."""
     processed = rt.get("ProcessedBatch", batch_id=marker["batch_id"])
     if processed is not None:
-        return _duplicate(rt, marker, len(items), processed)
-    chunks = [items[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(items), MAX_TRANSACTION_ACTIONS)]
+        return _duplicate(rt, marker, len(values), processed)
+    chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
     for chunk in chunks:
-        actions = [{"Put": _put(rt, "Reading", item)} for item in chunk]
-        _with_conflict_retries(lambda actions=actions: rt.client.transact_write_items(TransactItems=actions))
+        rt.transact([rt.tx_put("Reading", value) for value in chunk], now=now)
     try:
-        rt.client.put_item(**_put(rt, "ProcessedBatch", marker, new=True))
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+        rt.put("ProcessedBatch", marker, if_absent=True, now=now)
+    except ConflictError:
         # A concurrent retry of the same batch wrote the marker first: same items, one copy.
-        return _duplicate(rt, marker, len(items))
+        return _duplicate(rt, marker, len(values))
     plan = f"{len(chunks)} transaction{'s' if len(chunks) > 1 else ''} of readings + marker"
-    return IngestResult("accepted", str(marker["batch_id"]), len(items), plan)
+    return IngestResult("accepted", marker["batch_id"], len(values), plan)
 
 
 def _duplicate(rt: Runtime, marker: dict, count: int, processed: Mapping | None = None) -> IngestResult:
@@ -168,18 +160,3 @@ def _duplicate(rt: Runtime, marker: dict, count: int, processed: Mapping | None 
             f"not {marker['hardware_id']}"
         )
     return IngestResult("duplicate", str(marker["batch_id"]), count, "already processed")
-
-
-def _with_conflict_retries(send: Callable[[], object]) -> None:
-    delay = 0.02
-    for attempt in range(CONFLICT_RETRIES):
-        try:
-            send()
-            return
-        except ClientError as error:
-            reasons = error.response.get("CancellationReasons") or []
-            conflict = any(r.get("Code") == "TransactionConflict" for r in reasons)
-            if not conflict or attempt == CONFLICT_RETRIES - 1:
-                raise
-            time.sleep(delay)  # DynamoDB asks for a retry with backoff
-            delay *= 2

@@ -42,7 +42,7 @@ class Bill:
     streams: float = 0.0  # stream reads by a non-Lambda consumer, after the free tier
     break_even: dict[str, float] = field(default_factory=dict)
     utilisation: float = 0.0
-    free_tier: dict[str, float] = field(default_factory=dict)
+    free_tier: dict[str, float | bool] = field(default_factory=dict)
 
     @property
     def cheaper(self) -> str:
@@ -111,7 +111,7 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
     return bill
 
 
-def _free_tier(bill: Bill, prices: Prices) -> dict[str, float]:
+def _free_tier(bill: Bill, prices: Prices) -> dict[str, float | bool]:
     """The free tier's value against this design alone (it is shared by the whole account)."""
     free = prices.free_tier
     gb = sum(line.storage_gb for line in bill.lines)
@@ -127,7 +127,7 @@ def _free_tier(bill: Bill, prices: Prices) -> dict[str, float]:
         "provisioned_capacity": capacity,
         "on_demand_after_free_tier": max(0.0, bill.on_demand - storage),
         "provisioned_after_free_tier": max(0.0, bill.provisioned - storage - capacity),
-        "within_free_tier_provisioned": float(
-            wcu <= free["wcu"] and rcu <= free["rcu"] and gb <= free["storage_gb"]
-        ),
+        "within_free_tier_provisioned": wcu <= free["wcu"]
+        and rcu <= free["rcu"]
+        and gb <= free["storage_gb"],
     }

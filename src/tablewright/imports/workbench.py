@@ -23,10 +23,12 @@ def _keys(attributes: dict[str, Any]) -> tuple[list[dict], list[dict]]:
 
 
 def _template(alias: str | None, key_name: str | None) -> str | None:
-    """A key alias as a template: ``USER#{id}`` stays, the key's own name is the default (None)."""
+    """A key alias as a template: ``USER#{id}`` and constants such as ``ORG`` stay; the key's own name
+    or a display name gives the default template (None)."""
     if not alias or alias == key_name:
         return None
-    return alias if re.search(r"\{[A-Za-z0-9_]+", alias) else None
+    # An upper-case alias without fields is a constant key (``ORG``); others are display names.
+    return alias if re.search(r"\{[A-Za-z0-9_]+", alias) or re.fullmatch(r"[A-Z0-9#_:.-]+", alias) else None
 
 
 def _table(entry: dict[str, Any]) -> ImportedTable:
@@ -61,7 +63,9 @@ def _table(entry: dict[str, Any]) -> ImportedTable:
         a["AttributeName"]: WIRE_TO_DESIGN.get(a["AttributeType"], "string")
         for a in entry.get("NonKeyAttributes", [])
     }
-    types.update({d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions})  # key types win
+    types.update(
+        {d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions}
+    )  # key types win
     pk_name = entry["KeyAttributes"]["PartitionKey"]["AttributeName"]
     sk_name = (entry["KeyAttributes"].get("SortKey") or {}).get("AttributeName")
     entities = []

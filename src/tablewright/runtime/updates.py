@@ -52,7 +52,8 @@ def plan_changes(
         clauses.append("SET " + ", ".join(f"{ph.name(n)} = {ph.value(new[n])}" for n in sets))
     if removes:
         clauses.append("REMOVE " + ", ".join(ph.name(n) for n in removes))
-    guarded = _read_dependencies(entity, [n for n in [*sets, *removes] if n not in touched]) - touched
+    derived = [n for n in [*sets, *removes] if n not in touched and not _write_time(entity, n)]
+    guarded = _read_dependencies(entity, touched, derived)
     guarded |= _changed_unique_attributes(entity, old, new)
     parts = [f"attribute_exists({ph.name(table.partition_key.name)})"]
     parts += [same_as_read(ph, name, old) for name in sorted(guarded)]
@@ -63,26 +64,43 @@ def plan_changes(
     return Plan([action, *writer._unique_actions(entity, old, new)], [record])
 
 
-def _read_dependencies(entity: Entity, derived: list[str]) -> set[str]:
-    """The attributes the derived values were computed from (and the derived ones themselves: a
-    default or a key written from a read must not overwrite a concurrent writer's value)."""
-    found: set[str] = set()
-    for name in derived:
-        attr = entity.attributes.get(name)
-        if attr is not None and attr.computed is not None:
-            if attr.computed.kind in _UNGUARDED or (attr.computed.kind == "ttl" and not attr.computed.source):
-                continue
-            if attr.computed.source:
-                found.add(attr.computed.source)
-            if attr.computed.template is not None:
-                found.update(attr.computed.template.fields)
-        for entry in entity.keys.values():
-            if name in (entry.partition_name, entry.sort_name):
-                found.update(entry.pk.fields)
-                found.update(entry.sk.fields if entry.sk else ())
-                found.update(entry.when.attributes if entry.when else ())
-        found.add(name)
+def _write_time(entity: Entity, name: str) -> bool:
+    attr = entity.attributes.get(name)
+    computed = attr.computed if attr else None
+    return computed is not None and (
+        computed.kind in _UNGUARDED or (computed.kind == "ttl" and not computed.source)
+    )
+
+
+def _derivations(entity: Entity) -> list[set[str]]:
+    """For every derived value (index/table key, template, TTL), the attributes it is computed from."""
+    found = []
+    for entry in entity.keys.values():
+        fields = set(entry.pk.fields) | set(entry.sk.fields if entry.sk else ())
+        found.append(fields | (entry.when.attributes if entry.when else set()))
+    for attr in entity.attributes.values():
+        computed = attr.computed
+        if computed is None or _write_time(entity, attr.name):
+            continue
+        if computed.template is not None:
+            found.append(set(computed.template.fields))
+        elif computed.source:
+            found.append({computed.source})
     return found
+
+
+def _read_dependencies(entity: Entity, touched: set[str], derived: list[str]) -> set[str]:
+    """What the plan's derived values were computed from, besides the caller's changes.
+
+    A derived value fed by a touched attribute is recomputed from the *read* values of its other
+    inputs, whether or not it changes (a key that stays absent is a result too); a value written
+    without the caller asking (a default) must not overwrite a concurrent writer's.
+    """
+    found = set(derived)
+    for inputs in _derivations(entity):
+        if inputs & touched:
+            found |= inputs
+    return found - touched
 
 
 def _changed_unique_attributes(
