@@ -53,6 +53,7 @@ def build_design(data: dict[str, Any], issues: Issues) -> Design:
         if isinstance(raw, dict):
             design.patterns[name] = _pattern(name, raw, ("patterns", name), issues)
     design.volumes = _volumes(_dict(data.get("volumes")), issues)
+    design.lint = _dict(data.get("lint"))
     return design
 
 
@@ -192,6 +193,7 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
     )
     entity.version_attribute = raw.get("version")
     entity.idempotency_key = raw.get("idempotency_key")
+    entity.max_batch = raw.get("max_batch") if isinstance(raw.get("max_batch"), int) else None
     entity.additional_attributes = bool(raw.get("additional_attributes", True))
     return entity
 

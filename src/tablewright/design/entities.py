@@ -126,6 +126,7 @@ class Entity:
     unique: tuple[tuple[str, ...], ...] = ()
     version_attribute: str | None = None
     idempotency_key: str | None = None
+    max_batch: int | None = None  # most items written together (lint checks it against DynamoDB's limits)
     additional_attributes: bool = True
     description: str | None = None
 

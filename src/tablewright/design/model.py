@@ -8,6 +8,7 @@ pure: no DynamoDB client, no engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .entities import ATTRIBUTE_TYPES, Attribute, Computed, Entity, EntityKey
 from .patterns import AccessPattern, Buckets, KeyCondition, Means, Order, Served, SortCondition
@@ -159,6 +160,7 @@ class Design:
     description: str | None = None
     version: int = 1
     warnings: list[str] = field(default_factory=list)
+    lint: dict[str, Any] = field(default_factory=dict)  # the design's own lint configuration, as written
 
     def table_of(self, entity: str) -> Table:
         """The table an entity is stored in."""

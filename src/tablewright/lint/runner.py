@@ -75,23 +75,10 @@ def lint_design(design: Design, source: Source, config: LintConfig | None = None
     return sorted(findings, key=lambda f: (f.file, f.line, f.column, f.rule))
 
 
-def _without_lint_section(text: str, source: Source) -> str:
-    """The text with the top-level ``lint:`` block blanked (same line count, so lines stay true)."""
-    if not isinstance(source.data, dict) or "lint" not in source.data:
-        return text
-    starts = sorted(line for (key, *rest), (line, _) in source.key_marks.items() if not rest)
-    first = source.key_marks[("lint",)][0]
-    later = [line for line in starts if line > first]
-    lines = text.splitlines(keepends=True)
-    end = later[0] - 1 if later else len(lines)
-    return "".join("\n" if first - 1 <= i < end else line for i, line in enumerate(lines))
-
-
 def load_design(path: str | Path) -> Design:
-    """Load a design file that may carry a ``lint:`` section (which the design loader does not know yet)."""
+    """Load a design file (its ``lint:`` section is kept on ``design.lint``)."""
     file = Path(path)
-    text = file.read_text(encoding="utf-8")
-    return loads(_without_lint_section(text, load_source(text, str(file))), str(file))
+    return loads(file.read_text(encoding="utf-8"), str(file))
 
 
 def _load_failure(rule_id: str, source: Source, error: DesignError, config: LintConfig) -> list[Finding]:
@@ -147,7 +134,7 @@ def lint_text(text: str, file: str = "<design>", config: LintConfig | None = Non
         return [_finding(RULES["TW002"], "error", source, exc.path, str(exc), None)]
     effective = own.merged(config or LintConfig())
     try:
-        design = loads(_without_lint_section(text, source), file)
+        design = loads(text, file)
     except DesignError as exc:
         return _load_failure("TW001", source, exc, effective)
     return lint_design(design, source, effective)

@@ -100,7 +100,9 @@ def table_request(shape: str, name: str, projection: dict | None = None, **extra
             {"IndexName": index, "KeySchema": schema(keys), "Projection": projection}
             for index, keys in spec["lsi"].items()
         ]
-    request["AttributeDefinitions"] = [{"AttributeName": a, "AttributeType": t} for a, t in definitions.items()]
+    request["AttributeDefinitions"] = [
+        {"AttributeName": a, "AttributeType": t} for a, t in definitions.items()
+    ]
     request.update(extra)
     return request
 

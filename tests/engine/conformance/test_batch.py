@@ -62,7 +62,9 @@ def test_batch_write_with_duplicate_keys_is_rejected(client, make_table, request
 def test_batch_write_validates_every_item_before_writing(client, make_table):
     table = make_table("hash_s")
     with raises_dynamodb("ValidationException"):
-        client.batch_write_item(RequestItems={table: [_put(1), {"PutRequest": {"Item": {"other": {"S": "x"}}}}]})
+        client.batch_write_item(
+            RequestItems={table: [_put(1), {"PutRequest": {"Item": {"other": {"S": "x"}}}}]}
+        )
     assert client.scan(TableName=table)["Count"] == 0
 
 
@@ -74,7 +76,9 @@ def test_batch_write_to_a_missing_table_is_resource_not_found(client):
 def test_batch_get_100_keys_returns_found_items_only(client, make_table):
     table = make_table("hash_s")
     put_all(client, table, [{"pk": {"S": f"k{i}"}, "v": {"N": str(i)}} for i in range(0, 100, 2)])
-    response = client.batch_get_item(RequestItems={table: {"Keys": [{"pk": {"S": f"k{i}"}} for i in range(100)]}})
+    response = client.batch_get_item(
+        RequestItems={table: {"Keys": [{"pk": {"S": f"k{i}"}} for i in range(100)]}}
+    )
     assert response["UnprocessedKeys"] == {}
     found = sorted(int(item["v"]["N"]) for item in response["Responses"][table])
     assert found == list(range(0, 100, 2))
@@ -86,7 +90,11 @@ def test_batch_get_with_projection_and_several_tables(client, make_table):
     client.put_item(TableName=second, Item={"pk": {"S": "b"}, "sk": {"N": "1"}, "z": {"S": "3"}})
     response = client.batch_get_item(
         RequestItems={
-            first: {"Keys": [{"pk": {"S": "a"}}], "ProjectionExpression": "#x", "ExpressionAttributeNames": {"#x": "x"}},
+            first: {
+                "Keys": [{"pk": {"S": "a"}}],
+                "ProjectionExpression": "#x",
+                "ExpressionAttributeNames": {"#x": "x"},
+            },
             second: {"Keys": [{"pk": {"S": "b"}, "sk": {"N": "1"}}], "ConsistentRead": True},
         }
     )

@@ -201,7 +201,12 @@ INDEX_WRITES = {
 def test_index_write_units_follow_the_index_entry(client, make_table, expression, units):
     table = make_table("gsi")
     client.put_item(TableName=table, Item={**KEY, "gpk": {"S": "g"}, "gsk": {"N": "1"}})
-    request = {"TableName": table, "Key": KEY, "UpdateExpression": expression, "ReturnConsumedCapacity": "INDEXES"}
+    request = {
+        "TableName": table,
+        "Key": KEY,
+        "UpdateExpression": expression,
+        "ReturnConsumedCapacity": "INDEXES",
+    }
     if ":two" in expression:
         request["ExpressionAttributeValues"] = {":two": {"N": "2"}}
     assert _write_units(client.update_item(**request)) == units

@@ -184,7 +184,9 @@ def test_attribute_not_exists_on_the_key_makes_put_create_only(client, make_tabl
 def test_condition_on_a_nosuch_item_sees_no_attributes(client, make_table):
     table = make_table("hash_s")
     with raises_dynamodb("ConditionalCheckFailedException"):
-        client.delete_item(TableName=table, Key={"pk": {"S": "k"}}, ConditionExpression="attribute_exists(pk)")
+        client.delete_item(
+            TableName=table, Key={"pk": {"S": "k"}}, ConditionExpression="attribute_exists(pk)"
+        )
     with raises_dynamodb("ConditionalCheckFailedException"):
         client.update_item(
             TableName=table,
@@ -247,7 +249,9 @@ def test_failed_condition_carries_no_item_unless_asked(client, make_table):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item={"pk": {"S": "k"}})
     with raises_dynamodb("ConditionalCheckFailedException") as info:
-        client.put_item(TableName=table, Item={"pk": {"S": "k"}}, ConditionExpression="attribute_not_exists(pk)")
+        client.put_item(
+            TableName=table, Item={"pk": {"S": "k"}}, ConditionExpression="attribute_not_exists(pk)"
+        )
     assert "Item" not in info.value.response
 
 
@@ -264,7 +268,9 @@ def test_conditional_check_failed_is_the_modelled_exception_class(client, make_t
     table = make_table("hash_s")
     client.put_item(TableName=table, Item={"pk": {"S": "k"}})
     with pytest.raises(client.exceptions.ConditionalCheckFailedException):
-        client.put_item(TableName=table, Item={"pk": {"S": "k"}}, ConditionExpression="attribute_not_exists(pk)")
+        client.put_item(
+            TableName=table, Item={"pk": {"S": "k"}}, ConditionExpression="attribute_not_exists(pk)"
+        )
 
 
 # ------------------------------------------------------------------------------------------ bad input

@@ -20,7 +20,10 @@ def test_create_table_echoes_its_definition(client):
     request["LocalSecondaryIndexes"] = [
         {
             "IndexName": "by_n",
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "lsk", "KeyType": "RANGE"}],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "lsk", "KeyType": "RANGE"},
+            ],
             "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a", "b"]},
         }
     ]
@@ -124,16 +127,23 @@ def test_create_existing_table_is_resource_in_use(client, make_table):
 
 BAD_CREATES = {
     "unused attribute definition": (
-        {"AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "extra", "AttributeType": "S"},
-        ]},
+        {
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "extra", "AttributeType": "S"},
+            ]
+        },
         # "Number of attributes in KeySchema does not exactly match number of attributes defined in
         # AttributeDefinitions" (or "Some AttributeDefinitions are not used" when indexes are involved)
         "AttributeDefinitions",
     ),
     "undefined key attribute": (
-        {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]},
+        {
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ]
+        },
         "",  # DynamoDB's wording varies with the request shape; the code is what matters
     ),
     "provisioned without throughput": ({"BillingMode": "PROVISIONED"}, "ReadCapacityUnits"),

@@ -24,7 +24,10 @@ TABLE_AND_GSI_KEYS = {k: FULL[k] for k in ("pk", "sk", "gpk", "gsk")}
 
 PROJECTIONS = {
     "KEYS_ONLY": ({"ProjectionType": "KEYS_ONLY"}, TABLE_AND_GSI_KEYS),
-    "INCLUDE": ({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["keep"]}, {**TABLE_AND_GSI_KEYS, "keep": FULL["keep"]}),
+    "INCLUDE": (
+        {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["keep"]},
+        {**TABLE_AND_GSI_KEYS, "keep": FULL["keep"]},
+    ),
     "ALL": ({"ProjectionType": "ALL"}, {k: v for k, v in FULL.items()}),
 }
 
@@ -66,9 +69,9 @@ def test_local_index_fetches_non_projected_attributes_from_the_table(client, mak
         "ExpressionAttributeValues": {":p": {"S": "p"}},
     }
     assert client.query(**request)["Items"] == [{k: FULL[k] for k in ("pk", "sk", "lsk")}]
-    assert client.query(**request, ProjectionExpression="#d", ExpressionAttributeNames={"#d": "drop"})["Items"] == [
-        {"drop": FULL["drop"]}
-    ]
+    assert client.query(**request, ProjectionExpression="#d", ExpressionAttributeNames={"#d": "drop"})[
+        "Items"
+    ] == [{"drop": FULL["drop"]}]
     assert client.query(**request, Select="ALL_ATTRIBUTES")["Items"] == [FULL]
 
 
@@ -92,14 +95,20 @@ def test_writes_maintain_the_global_index(client, make_table):
     key = {"pk": {"S": "p"}, "sk": {"S": "s"}}
     client.put_item(TableName=table, Item={**key, "gpk": {"S": "g"}, "gsk": {"N": "1"}})
     client.update_item(
-        TableName=table, Key=key, UpdateExpression="SET gpk = :h", ExpressionAttributeValues={":h": {"S": "h"}}
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET gpk = :h",
+        ExpressionAttributeValues={":h": {"S": "h"}},
     )
     assert _query_gsi(client, table, "g") == []
     assert [i["gpk"] for i in _query_gsi(client, table, "h")] == [{"S": "h"}]
     client.update_item(TableName=table, Key=key, UpdateExpression="REMOVE gsk")
     assert _query_gsi(client, table, "h") == []
     client.update_item(
-        TableName=table, Key=key, UpdateExpression="SET gsk = :n", ExpressionAttributeValues={":n": {"N": "5"}}
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET gsk = :n",
+        ExpressionAttributeValues={":n": {"N": "5"}},
     )
     assert len(_query_gsi(client, table, "h")) == 1
     client.delete_item(TableName=table, Key=key)

@@ -94,7 +94,13 @@ def test_nesting_deeper_than_32_levels_is_rejected(client, make_table):
         client.put_item(TableName=table, Item={"pk": {"S": "deep"}, "v": _nested(40)})
 
 
-@pytest.mark.parametrize(("count", "accepted"), cases({"100 operands": (100, True), "101 operands": (101, False)}, moto={"101 operands": "accepts more than 100 IN operands"}))
+@pytest.mark.parametrize(
+    ("count", "accepted"),
+    cases(
+        {"100 operands": (100, True), "101 operands": (101, False)},
+        moto={"101 operands": "accepts more than 100 IN operands"},
+    ),
+)
 def test_in_takes_at_most_100_operands(client, make_table, count, accepted):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item={"pk": {"S": "k"}, "n": {"N": "0"}})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import cases, moto_differs, raises_dynamodb
+from ._support import cases, raises_dynamodb
 
 KEY = {"pk": {"S": "k"}}
 ITEM = {
@@ -61,7 +61,10 @@ def test_placeholder_names_an_attribute_containing_a_dot(client, make_table):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item=ITEM)
     got = client.get_item(
-        TableName=table, Key=KEY, ProjectionExpression="#d, #m.#x", ExpressionAttributeNames={"#d": "dotted.name", "#m": "m", "#x": "x"}
+        TableName=table,
+        Key=KEY,
+        ProjectionExpression="#d, #m.#x",
+        ExpressionAttributeNames={"#d": "dotted.name", "#m": "m", "#x": "x"},
     )["Item"]
     assert got == {"dotted.name": {"S": "d"}, "m": {"M": {"x": {"N": "1"}}}}
 
@@ -97,7 +100,9 @@ BAD_PROJECTIONS = {
     cases(
         BAD_PROJECTIONS,
         moto={
-            **{k: "does not reject overlapping paths" for k in ("map and its member", "list and its element")},
+            **{
+                k: "does not reject overlapping paths" for k in ("map and its member", "list and its element")
+            },
             "syntax": "does not reject this syntax error",
             "undefined name placeholder": "ignores undefined name placeholders in projections",
         },

@@ -70,7 +70,9 @@ def test_begins_with_on_a_string_sort_key(client, make_table):
 
 def test_begins_with_on_a_binary_sort_key(client, make_table):
     table = make_table("hash_range_b")
-    put_all(client, table, [{"pk": {"S": "p"}, "sk": {"B": b}} for b in (b"\x01\x02", b"\x01\x03", b"\x02\x01")])
+    put_all(
+        client, table, [{"pk": {"S": "p"}, "sk": {"B": b}} for b in (b"\x01\x02", b"\x01\x03", b"\x02\x01")]
+    )
     items = client.query(
         TableName=table,
         KeyConditionExpression="pk = :p AND begins_with(sk, :pre)",
@@ -163,7 +165,9 @@ def test_one_megabyte_page_is_applied_before_the_filter(client, make_table):
     table = make_table("hash_range_n")
     # 120 items of ~10 KB: about 1.2 MB in one partition, more than one page.
     filler = "x" * 10_000
-    put_all(client, table, [{"pk": {"S": "p"}, "sk": {"N": str(i)}, "pad": {"S": filler}} for i in range(120)])
+    put_all(
+        client, table, [{"pk": {"S": "p"}, "sk": {"N": str(i)}, "pad": {"S": filler}} for i in range(120)]
+    )
     request = {
         "TableName": table,
         "KeyConditionExpression": "pk = :p",
@@ -266,7 +270,9 @@ def test_invalid_key_conditions_are_rejected(client, numbered, condition, values
 
 @moto_differs("accepts key attributes in a Query FilterExpression")
 def test_filter_on_a_key_attribute_is_rejected(client, numbered):
-    with raises_dynamodb("ValidationException", "Filter Expression can only contain non-primary key attributes"):
+    with raises_dynamodb(
+        "ValidationException", "Filter Expression can only contain non-primary key attributes"
+    ):
         client.query(
             TableName=numbered,
             KeyConditionExpression="pk = :p",
@@ -290,7 +296,12 @@ def indexed(client, make_table) -> str:
     """gsi table: items in two GSI partitions with numeric gsk; one item not in the index."""
     table = make_table("gsi")
     items = [
-        {"pk": {"S": f"p{i}"}, "sk": {"S": "s"}, "gpk": {"S": "g" if i < 6 else "h"}, "gsk": {"N": str(10 - i)}}
+        {
+            "pk": {"S": f"p{i}"},
+            "sk": {"S": "s"},
+            "gpk": {"S": "g" if i < 6 else "h"},
+            "gsk": {"N": str(10 - i)},
+        }
         for i in range(8)
     ]
     items.append({"pk": {"S": "sparse"}, "sk": {"S": "s"}})
@@ -325,7 +336,9 @@ def test_paging_a_global_index_uses_table_and_index_keys(client, indexed):
 
 
 def test_consistent_read_on_a_global_index_is_rejected(client, indexed):
-    with raises_dynamodb("ValidationException", "Consistent reads are not supported on global secondary indexes"):
+    with raises_dynamodb(
+        "ValidationException", "Consistent reads are not supported on global secondary indexes"
+    ):
         client.query(
             TableName=indexed,
             IndexName="gsi1",

@@ -91,7 +91,10 @@ def test_connect_with_a_path_persists_between_clients(tmp_path):
     create_table(first, "hash_s", "kept")
     first.put_item(TableName="kept", Item={"pk": {"S": "k"}, "v": {"N": "1"}})
     second = tablewright.connect(path)
-    assert second.get_item(TableName="kept", Key={"pk": {"S": "k"}})["Item"] == {"pk": {"S": "k"}, "v": {"N": "1"}}
+    assert second.get_item(TableName="kept", Key={"pk": {"S": "k"}})["Item"] == {
+        "pk": {"S": "k"},
+        "v": {"N": "1"},
+    }
     third = tablewright.resource(path)
     assert third.Table("kept").get_item(Key={"pk": "k"})["Item"] == {"pk": "k", "v": Decimal(1)}
 
@@ -123,5 +126,3 @@ def test_engine_handle_speaks_the_wire_format():
     got = engine.handle("GetItem", {"TableName": "wire", "Key": {"pk": {"B": "AP8="}}})
     # Binary values are base64 strings and numbers are normalised strings, exactly as on the wire.
     assert got["Item"] == {"pk": {"B": "AP8="}, "n": {"N": "1.5"}}
-
-

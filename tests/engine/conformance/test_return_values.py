@@ -12,8 +12,20 @@ import pytest
 from ._support import cases, moto_differs, raises_dynamodb
 
 KEY = {"pk": {"S": "k"}}
-OLD = {**KEY, "a": {"N": "1"}, "b": {"N": "2"}, "c": {"N": "3"}, "m": {"M": {"x": {"N": "1"}, "y": {"N": "2"}}}}
-NEW = {**KEY, "a": {"N": "10"}, "c": {"N": "3"}, "d": {"S": "new"}, "m": {"M": {"x": {"N": "5"}, "y": {"N": "2"}}}}
+OLD = {
+    **KEY,
+    "a": {"N": "1"},
+    "b": {"N": "2"},
+    "c": {"N": "3"},
+    "m": {"M": {"x": {"N": "1"}, "y": {"N": "2"}}},
+}
+NEW = {
+    **KEY,
+    "a": {"N": "10"},
+    "c": {"N": "3"},
+    "d": {"S": "new"},
+    "m": {"M": {"x": {"N": "5"}, "y": {"N": "2"}}},
+}
 UPDATE = "SET a = :ten, d = :new, m.x = :five REMOVE b"
 UPDATE_VALUES = {":ten": {"N": "10"}, ":new": {"S": "new"}, ":five": {"N": "5"}}
 

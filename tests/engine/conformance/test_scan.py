@@ -86,7 +86,10 @@ def test_invalid_segments_are_rejected(client, hundred, extra, phrase):
 @moto_differs("returns Items with Select=COUNT")
 def test_select_count_on_scan(client, hundred):
     response = client.scan(
-        TableName=hundred, Select="COUNT", FilterExpression="n < :a", ExpressionAttributeValues={":a": {"N": "5"}}
+        TableName=hundred,
+        Select="COUNT",
+        FilterExpression="n < :a",
+        ExpressionAttributeValues={":a": {"N": "5"}},
     )
     assert "Items" not in response
     assert (response["Count"], response["ScannedCount"]) == (5, 100)

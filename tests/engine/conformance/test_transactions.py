@@ -88,7 +88,12 @@ def test_one_failed_condition_cancels_every_action(client, table):
         client.transact_write_items(TransactItems=_failing_transaction(table))
     reasons = info.value.response["CancellationReasons"]
     # One reason per action, in request order; "None" for actions that did not fail.
-    assert [r["Code"] for r in reasons] == ["None", "ConditionalCheckFailed", "None", "ConditionalCheckFailed"]
+    assert [r["Code"] for r in reasons] == [
+        "None",
+        "ConditionalCheckFailed",
+        "None",
+        "ConditionalCheckFailed",
+    ]
     assert reasons[1]["Message"] == "The conditional request failed"
     assert all("Item" not in r for r in reasons)
     assert _get(client, table, "new") is None
@@ -114,11 +119,19 @@ def test_cancellation_message_lists_the_codes(client, table):
 
 
 def test_two_actions_on_one_item_are_rejected(client, table):
-    with raises_dynamodb("ValidationException", "Transaction request cannot include multiple operations on one item"):
+    with raises_dynamodb(
+        "ValidationException", "Transaction request cannot include multiple operations on one item"
+    ):
         client.transact_write_items(
             TransactItems=[
                 {"Put": {"TableName": table, "Item": {**_key("existing"), "n": {"N": "5"}}}},
-                {"ConditionCheck": {"TableName": table, "Key": _key("existing"), "ConditionExpression": "attribute_exists(pk)"}},
+                {
+                    "ConditionCheck": {
+                        "TableName": table,
+                        "Key": _key("existing"),
+                        "ConditionExpression": "attribute_exists(pk)",
+                    }
+                },
             ]
         )
     assert _get(client, table, "existing") == {**_key("existing"), "n": {"N": "1"}}
@@ -204,4 +217,6 @@ def test_transact_get_applies_the_projection(client, table):
 
 def test_transact_get_of_101_items_is_rejected(client, table):
     with raises_dynamodb("ValidationException", "100"):
-        client.transact_get_items(TransactItems=[{"Get": {"TableName": table, "Key": _key(f"k{i}")}} for i in range(101)])
+        client.transact_get_items(
+            TransactItems=[{"Get": {"TableName": table, "Key": _key(f"k{i}")}} for i in range(101)]
+        )

@@ -24,7 +24,10 @@ def _enable(client, table: str, attribute: str = "ttl") -> dict:
 
 def test_ttl_is_disabled_until_enabled(client, make_table):
     table = make_table("hash_s")
-    assert client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]["TimeToLiveStatus"] == "DISABLED"
+    assert (
+        client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]["TimeToLiveStatus"]
+        == "DISABLED"
+    )
     response = _enable(client, table)
     assert response["TimeToLiveSpecification"] == {"Enabled": True, "AttributeName": "ttl"}
     description = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
@@ -91,12 +94,15 @@ def test_sweeper_uses_the_configured_attribute_and_maintains_indexes(client, eng
     )
     assert engine.sweep_ttl(now=NOW) == 1
     assert "Item" not in client.get_item(TableName=table, Key=key)
-    assert client.query(
-        TableName=table,
-        IndexName="gsi1",
-        KeyConditionExpression="gpk = :g",
-        ExpressionAttributeValues={":g": {"S": "g"}},
-    )["Items"] == []
+    assert (
+        client.query(
+            TableName=table,
+            IndexName="gsi1",
+            KeyConditionExpression="gpk = :g",
+            ExpressionAttributeValues={":g": {"S": "g"}},
+        )["Items"]
+        == []
+    )
 
 
 @engine_only("sweep_ttl is the engine's hook")

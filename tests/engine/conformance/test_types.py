@@ -32,7 +32,7 @@ ROUND_TRIP = {
 
 def _canonical(value: dict) -> dict:
     """Sets are unordered in DynamoDB: compare them as sorted lists."""
-    (kind, inner), = value.items()
+    ((kind, inner),) = value.items()
     if kind in ("SS", "BS"):
         return {kind: sorted(inner)}
     if kind == "NS":

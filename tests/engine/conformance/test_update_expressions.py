@@ -5,9 +5,8 @@ Reference: Developer Guide, "Using update expressions in DynamoDB" (Expressions.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import re
+from decimal import Decimal
 
 import pytest
 
@@ -43,7 +42,7 @@ def _placeholders(expression: str) -> set[str]:
 
 
 def _canonical(value: dict) -> dict:
-    (kind, inner), = value.items()
+    ((kind, inner),) = value.items()
     if kind in ("SS", "BS"):
         return {kind: sorted(inner)}
     if kind == "NS":
@@ -71,7 +70,10 @@ UPDATES = {
         "SET l = list_append(:more, l)",
         {"l": {"L": [{"S": "d"}, {"S": "a"}, {"S": "b"}, {"S": "c"}]}},
     ),
-    "SET nested map member": ("SET m.x = :three", {"m": {"M": {"x": {"N": "3"}, "deep": {"M": {"y": {"S": "z"}}}}}}),
+    "SET nested map member": (
+        "SET m.x = :three",
+        {"m": {"M": {"x": {"N": "3"}, "deep": {"M": {"y": {"S": "z"}}}}}},
+    ),
     "SET new nested member": (
         "SET m.deep.w = :new",
         {"m": {"M": {"x": {"N": "1"}, "deep": {"M": {"y": {"S": "z"}, "w": {"S": "new"}}}}}},
@@ -229,7 +231,9 @@ def test_a_failing_action_applies_none_of_the_update(client, make_table):
 @moto_differs("does not range-check arithmetic results")
 def test_number_results_are_checked_for_range(client, make_table):
     table = make_table("hash_s")
-    client.put_item(TableName=table, Item={**KEY, "big": {"N": "9.9999999999999999999999999999999999999E+125"}})
+    client.put_item(
+        TableName=table, Item={**KEY, "big": {"N": "9.9999999999999999999999999999999999999E+125"}}
+    )
     with raises_dynamodb("ValidationException", "Number overflow"):
         client.update_item(
             TableName=table,
