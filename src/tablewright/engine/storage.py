@@ -126,8 +126,7 @@ class Store:
         """
         with self._lock if self.path is None else contextlib.nullcontext():
             conn = self.conn
-            if single:
-                self._refresh_catalog(conn)
+            if single:  # the caller looked its table up through table(), which refreshed the catalog
                 yield conn
                 return
             conn.execute("BEGIN")
