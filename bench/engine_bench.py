@@ -226,7 +226,7 @@ def measure_backends(kinds: list[str], count: int, directory: Path) -> dict[str,
                 slow = name.startswith(("Scan", "Transact")) or (kind == "moto" and name.startswith("Query"))
                 n = max(20, int(count * scale * (0.2 if slow else 1)))
                 results[kind][name] = rate(call, build(n, kind))
-                console.print(f"{kind:14s} {name:28s} {results[kind][name]:10,.0f} ops/s")
+                console.print(f"{kind:14s} {name:28s} {ops(results[kind][name]):>10s} ops/s")
     return results
 
 
@@ -457,7 +457,7 @@ def render(
         "|---|" + "---:|" * len(kinds),
     ]
     for name in WORKLOADS:
-        lines.append(f"| {name} | " + " | ".join(f"{results[k][name]:,.0f}" for k in kinds) + " |")
+        lines.append(f"| {name} | " + " | ".join(ops(results[k][name]) for k in kinds) + " |")
     lines += [
         "",
         f"Raw SQLite on the same layout (one row per committed transaction): insert {raw['insert']:,.0f}/s, "
@@ -478,6 +478,11 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def ops(value: float) -> str:
+    """A rate for the tables: thousands separators, one decimal below 10 (moto's slow calls)."""
+    return f"{value:,.1f}" if value < 10 else f"{value:,.0f}"
+
+
 def write_docs(section: str) -> None:
     """Replace the Engine section of docs/benchmarks.md (or add it), leaving the other sections alone."""
     text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
@@ -495,7 +500,7 @@ def print_table(results: dict[str, dict[str, float]], met: list[tuple[str, str, 
     for kind in results:
         table.add_column(kind, justify="right")
     for name in WORKLOADS:
-        table.add_row(name, *(f"{results[k][name]:,.0f}" for k in results))
+        table.add_row(name, *(ops(results[k][name]) for k in results))
     console.print(table)
     verdicts = Table(title="targets")
     for column in ("target", "measured", "met"):
