@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tablewright.cost import build
 from tablewright.design import load
-from tablewright.lint import lint_file, lint_text
+from tablewright.lint import LintConfig, lint_file, lint_text
 from tablewright.lint.rules.temporal import collision_probability
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -72,9 +73,24 @@ def test_woms_is_not_within_the_free_tier_on_demand() -> None:
 
 
 def test_sensor_batch_of_100_readings_plus_marker_is_101_actions() -> None:
-    from tablewright.lint import LintConfig
-
     batch = LintConfig.from_mapping({"batches": {"Reading": {"items": 100, "extra_actions": 1}}})
     [finding] = [f for f in lint_file(_design("sensor-api"), batch) if f.rule == "TW402"]
     assert "= 101 actions" in finding.message and finding.severity == "error"
-    assert not [f for f in lint_file(_design("sensor-api")) if f.rule == "TW402"]  # undeclared: silent
+    # The example's sidecar declares what ingestion really sends (README D3): at most 100 actions.
+    sidecar = LintConfig.from_mapping(
+        yaml.safe_load((EXAMPLES / "sensor-api" / "design.lint.yaml").read_text(encoding="utf-8"))
+    )
+    assert sidecar.options["batches"]["Reading"] == (100, 0)
+    assert not [f for f in lint_file(_design("sensor-api")) if f.rule == "TW402"]
+
+
+def test_nexus_example_passes_the_checklist_its_sidecar_declares() -> None:
+    path = _design("nexus")
+    assert not lint_file(path)  # conventions from design.lint.yaml: year GSI1PK, GSI3 overloading, paging
+    text = path.read_text(encoding="utf-8")
+    month = text.replace("{startUtc|year}", "{startUtc|month}")  # the document's "WRONG" month bucket
+    assert month != text
+    sidecar = LintConfig.from_mapping(
+        yaml.safe_load((EXAMPLES / "nexus" / "design.lint.yaml").read_text(encoding="utf-8"))
+    )
+    assert {f.rule for f in lint_text(month, str(path), sidecar)} == {"TW708"}

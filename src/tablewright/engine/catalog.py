@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ValidationException
-from .types import MAX_ITEM_SIZE, AttributeValue, Item, encode_key, invalid, item_size, partition_hash
+from .types import MAX_ITEM_SIZE, Item, encode_key, invalid, item_size, partition_hash
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024
@@ -164,10 +164,6 @@ class TableMeta:
         if size > MAX_ITEM_SIZE:
             raise ValidationException("Item size has exceeded the maximum allowed size")
         return size
-
-
-def key_value(item: Item, name: str) -> AttributeValue | None:
-    return item.get(name)
 
 
 def parse_key_schema(key_schema: list[dict], definitions: dict[str, str]) -> KeySchema:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from . import batch, items, reads, streams, tables, transactions
+from . import batch, items, reads, settings, streams, tables, transactions
 
 OPERATIONS = {
     **tables.OPERATIONS,
+    **settings.OPERATIONS,
     **items.OPERATIONS,
     **reads.OPERATIONS,
     **batch.OPERATIONS,

@@ -19,7 +19,7 @@ MAX_BATCH_WRITE = 25
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
-def _no_duplicates(table_name: str, keys: list[tuple]) -> None:
+def _no_duplicates(keys: list[tuple]) -> None:
     if len(set(keys)) != len(keys):
         raise ValidationException("Provided list of item keys contains duplicates")
 
@@ -37,7 +37,7 @@ def batch_get_item(engine: Engine, request: dict) -> dict:
         expressions = Expressions.parse(spec, projection="ProjectionExpression")
         keys = [key_from(table, raw) for raw in spec["Keys"]]
         encoded = [table.encode_item_key(k, for_item=False) for k in keys]
-        _no_duplicates(name, encoded)
+        _no_duplicates(encoded)
         plans.append((name, table, spec, expressions, keys, encoded))
     responses: dict[str, list] = {}
     unprocessed: dict[str, Any] = {}
@@ -96,7 +96,7 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
                 table_actions.append(
                     Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none)
                 )
-        _no_duplicates(name, [a.encoded_key for a in table_actions])
+        _no_duplicates([a.encoded_key for a in table_actions])
         actions.extend(table_actions)
     # The writes are independent in DynamoDB; one SQLite transaction simply makes the batch fast.
     with engine.store.write() as conn:

@@ -234,7 +234,7 @@ def delete_table(engine: Engine, request: dict) -> dict:
         meta = require_table(engine, request["TableName"])
         if meta.description.get("DeletionProtectionEnabled"):
             raise ValidationException(
-                "Resource cannot be deleted as it is currently protected against deletions. "
+                "Resource cannot be deleted as it is currently protected against deletion. "
                 "Disable deletion protection first."
             )
         description = describe(engine, conn, meta)
@@ -366,103 +366,10 @@ def _prune_definitions(description: dict) -> None:
     ]
 
 
-# ------------------------------------------------------------------------------------------ TTL and tags
-
-
-def update_time_to_live(engine: Engine, request: dict) -> dict:
-    spec = request["TimeToLiveSpecification"]
-    with engine.store.write() as conn:
-        meta = require_table(engine, request["TableName"])
-        document = copy.deepcopy(meta.extra)
-        current = document.get("TimeToLive", {})
-        enabled = current.get("TimeToLiveStatus") == "ENABLED"
-        if spec["Enabled"] and enabled:
-            raise ValidationException("TimeToLive is already enabled")
-        if not spec["Enabled"] and not enabled:
-            raise ValidationException("TimeToLive is already disabled")
-        if not spec["Enabled"] and current.get("AttributeName") != spec["AttributeName"]:
-            raise ValidationException("The AttributeName does not match the current TimeToLive attribute")
-        document["TimeToLive"] = {
-            "TimeToLiveStatus": "ENABLED" if spec["Enabled"] else "DISABLED",
-            "AttributeName": spec["AttributeName"],
-        }
-        engine.store.save_table(conn, meta.id, document)
-    return {"TimeToLiveSpecification": spec}
-
-
-def describe_time_to_live(engine: Engine, request: dict) -> dict:
-    with engine.store.read():
-        meta = require_table(engine, request["TableName"])
-    ttl = meta.extra.get("TimeToLive", {"TimeToLiveStatus": "DISABLED"})
-    if ttl.get("TimeToLiveStatus") != "ENABLED":
-        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
-    return {"TimeToLiveDescription": ttl}
-
-
-def _retag(engine: Engine, arn: str, change) -> dict[str, str]:
-    name = table_name_from_arn(engine, arn)
-    with engine.store.write() as conn:
-        meta = require_table(engine, name)
-        document = copy.deepcopy(meta.extra)
-        tags = document.setdefault("Tags", {})
-        change(tags)
-        if len(tags) > 50:
-            raise ValidationException("One or more parameter values were invalid: Too many tags (at most 50)")
-        engine.store.save_table(conn, meta.id, document)
-        return tags
-
-
-def tag_resource(engine: Engine, request: dict) -> dict:
-    _retag(
-        engine,
-        request["ResourceArn"],
-        lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}),
-    )
-    return {}
-
-
-def untag_resource(engine: Engine, request: dict) -> dict:
-    def remove(tags: dict) -> None:
-        for key in request["TagKeys"]:
-            tags.pop(key, None)
-
-    _retag(engine, request["ResourceArn"], remove)
-    return {}
-
-
-def list_tags_of_resource(engine: Engine, request: dict) -> dict:
-    name = table_name_from_arn(engine, request["ResourceArn"])
-    with engine.store.read():
-        meta = require_table(engine, name)
-    return {"Tags": [{"Key": k, "Value": v} for k, v in sorted(meta.tags.items())]}
-
-
-def describe_endpoints(engine: Engine, request: dict) -> dict:
-    return {
-        "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
-    }
-
-
-def describe_limits(engine: Engine, request: dict) -> dict:
-    return {
-        "AccountMaxReadCapacityUnits": 80000,
-        "AccountMaxWriteCapacityUnits": 80000,
-        "TableMaxReadCapacityUnits": 40000,
-        "TableMaxWriteCapacityUnits": 40000,
-    }
-
-
 OPERATIONS = {
     "CreateTable": create_table,
     "DescribeTable": describe_table,
     "ListTables": list_tables,
     "UpdateTable": update_table,
     "DeleteTable": delete_table,
-    "UpdateTimeToLive": update_time_to_live,
-    "DescribeTimeToLive": describe_time_to_live,
-    "TagResource": tag_resource,
-    "UntagResource": untag_resource,
-    "ListTagsOfResource": list_tags_of_resource,
-    "DescribeEndpoints": describe_endpoints,
-    "DescribeLimits": describe_limits,
 }
