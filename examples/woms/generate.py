@@ -247,9 +247,13 @@ def params(seed: int, scale: float) -> dict[str, list[dict]]:
             {"before": "2000-01-01T00:00:00Z"},  # none
         ],
         "get_plant": [{"plant_id": 1}, {"plant_id": 99999}],
-        # plants_by_ids: no sets. The runtime rejects bare ids for a key whose pk and sk templates
-        # repeat plant_id (README, "needed from others"); woms.py passes {"plant_id": n} elements,
-        # which ``means`` cannot express, so it is tested in tests/examples/test_woms.py instead.
+        # Bare ids (pk and sk both repeat plant_id): request order kept, a repeat read once, a miss
+        # skipped; an empty list reads nothing.
+        "plants_by_ids": [
+            {"plant_ids": [plants[2]["plant_id"], 1, 99999, plants[2]["plant_id"], quiet]},
+            {"plant_ids": [99999]},
+            {"plant_ids": []},
+        ],
         "plants_by_org": [{"org_id": 1}, {"org_id": 99999}],
         "plants_by_vendor": [{"vendor_id": plants[0]["vendor_id"]}, {"vendor_id": idle_vendor}],
         "plant_by_vendor_plant_id": [

@@ -150,7 +150,7 @@ def _without_idempotency(
         delay = 0.05
         while pending:
             requests += 1
-            pending = rt.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            pending = rt.data.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
             if pending:
                 time.sleep(delay)  # throttled: back off as DynamoDB asks
                 delay = min(delay * 2, 2.0)

@@ -14,8 +14,9 @@ from . import tables as _tables
 from .batches import put_many as _put_many
 from .conditions import condition_of
 from .cursor import CursorCodec
+from .direct import data_client
 from .errors import ConventionError, PatternError
-from .items import compose, to_record
+from .items import compose, key_fields, to_record
 from .page import Page
 from .params import prepare
 from .reads import run_pattern
@@ -38,16 +39,22 @@ class Runtime:
 
     ``client=None`` starts a fresh in-memory embedded engine. ``secret`` signs cursors; by default
     it is random, so cursors are only valid in this runtime: pass a fixed secret to resume a cursor
-    in another process.
+    in another process. On an in-process client, data-plane calls go straight to the engine
+    (``direct.py``: same requests, responses and errors, without botocore's per-call cost);
+    ``direct=False`` sends them through botocore, e.g. for event hooks registered on the client.
     """
 
-    def __init__(self, design: Design, client: Any = None, *, secret: bytes | None = None) -> None:
+    def __init__(
+        self, design: Design, client: Any = None, *, secret: bytes | None = None, direct: bool = True
+    ) -> None:
         if client is None:
             from .. import connect
 
             client = connect()
         self.design = design
         self.client = client
+        # ``data`` serves GetItem/PutItem/Query/... ; ``client`` the control plane (and callers).
+        self.data = data_client(client) if direct else client
         self.codec = CursorCodec(secret or os.urandom(32))
         self.writer = Writer(self)
 
@@ -59,12 +66,13 @@ class Runtime:
         db: str | os.PathLike | None = None,
         *,
         secret: bytes | None = None,
+        direct: bool = True,
     ) -> Runtime:
         """A runtime for a design file (or Design): on ``endpoint_url``, a SQLite file ``db``, or in memory."""
         from .. import connect
 
         client = connect(endpoint_url=endpoint_url) if endpoint_url else connect(db)
-        return cls(_load(path_or_design), client, secret=secret)
+        return cls(_load(path_or_design), client, secret=secret, direct=direct)
 
     # ------------------------------------------------------------------------------------ tables
     def create_tables(self, *, exist_ok: bool = True) -> list[str]:
@@ -99,9 +107,7 @@ class Runtime:
         """The stored table key for natural key values (``PatternError`` naming missing fields)."""
         key = entity.key(natural_key)
         if key is None:
-            entry = entity.keys["table"]
-            fields = [*entry.pk.fields, *(entry.sk.fields if entry.sk else ())]
-            missing = [f for f in fields if natural_key.get(f) is None]
+            missing = [f for f in key_fields(entity) if natural_key.get(f) is None]
             raise PatternError(
                 f"{entity.name}: the key needs {', '.join(missing)} (given: {', '.join(natural_key)})"
             )
@@ -109,7 +115,7 @@ class Runtime:
 
     def read_raw(self, table: Table, key: Mapping[str, object]) -> dict[str, object] | None:
         """A consistent GetItem by stored key, as Python values (None when absent)."""
-        response = self.client.get_item(
+        response = self.data.get_item(
             TableName=table.table_name, Key=item_to_wire(key), ConsistentRead=True
         )
         return item_from_wire(response["Item"]) if "Item" in response else None

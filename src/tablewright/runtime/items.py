@@ -57,8 +57,7 @@ def compose(
     except TemplateValueError as exc:
         raise ValidationError(entity.name, [Violation(entity.name, "(key)", "key", str(exc))]) from None
     if entity.key(item) is None:
-        template = entity.keys["table"]
-        fields = [*template.pk.fields, *(template.sk.fields if template.sk else ())]
+        fields = key_fields(entity)
         missing = [f for f in fields if item.get(f) is None] or fields
         raise ValidationError(
             entity.name,
@@ -68,6 +67,15 @@ def compose(
             ],
         )
     return item
+
+
+def key_fields(entity: Entity) -> list[str]:
+    """The natural attributes the entity's table key is composed from, each once, in template order.
+
+    A field may feed both templates (``PLANT#{plant_id}`` / ``PLANT#{plant_id}``); it is one value.
+    """
+    entry = entity.keys["table"]
+    return list(dict.fromkeys([*entry.pk.fields, *(entry.sk.fields if entry.sk else ())]))
 
 
 def table_key(table: Table, item: Mapping[str, object]) -> dict[str, object]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..design.model import AccessPattern, Entity
 from .errors import PatternError
 from .expressions import Placeholders, filter_expression, key_condition_expression
-from .items import Classifier, table_key, to_record
+from .items import Classifier, key_fields, table_key, to_record
 from .page import Page
 from .params import convert
 from .wire import item_from_wire, item_to_wire
@@ -55,7 +55,7 @@ class Run:
 
     def call(self, method: str, request: dict) -> dict:
         request["ReturnConsumedCapacity"] = "TOTAL"
-        response = getattr(self.rt.client, method)(**request)
+        response = getattr(self.rt.data, method)(**request)
         stats = self.page.stats
         stats.requests += 1
         stats.add_capacity(response.get("ConsumedCapacity"))
@@ -159,8 +159,7 @@ def read_get(run: Run, position: int, start_key: dict | None) -> None:
 
 def _bound_values(entity: Entity, element: object, bind: Mapping[str, object], params: Mapping) -> dict:
     """Values for an entity's table key fields from a binding map, an element and same-named params."""
-    entry = entity.keys["table"]
-    fields = [*entry.pk.fields, *(entry.sk.fields if entry.sk else ())]
+    fields = key_fields(entity)
     if element is not None and not isinstance(element, Mapping):
         if len(fields) != 1:
             raise PatternError(

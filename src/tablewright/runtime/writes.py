@@ -142,7 +142,12 @@ class Writer:
         owner = self.owner(entity, new or old or {})
         before = unique_values(entity.unique, old or {})
         after = unique_values(entity.unique, new or {})
-        changes = [("unique", u) for u in after if u not in before]
+        # A marker carries the item's TTL value so it expires with the item; when that value moves,
+        # a kept marker is put again (it is ours, so the owner guard lets it through), else it would
+        # expire first and free the value while the item lives, or outlive an item that expired.
+        expiry = (new or {}).get(table.ttl) if table.ttl else None
+        refresh = bool(table.ttl) and old is not None and old.get(table.ttl) != expiry
+        changes = [("unique", u) for u in after if u not in before or refresh]
         changes += [("release", u) for u in before if u not in after]
         actions = []
         for kind, unique in changes:
@@ -155,6 +160,8 @@ class Writer:
             )
             if kind == "unique":
                 item = {**key, KIND_ATTRIBUTE: "unique", OWNER_ATTRIBUTE: owner, "_tw_entity": entity.name}
+                if expiry is not None:
+                    item[table.ttl] = expiry  # type: ignore[index]
                 request = request_of("Put", table.table_name, {"Item": item_to_wire(item)}, [cond], ph)
             else:
                 request = request_of("Delete", table.table_name, {"Key": item_to_wire(key)}, [cond], ph)
@@ -269,7 +276,7 @@ class Writer:
         if expected_version is not None and actual != expected_version:
             raise ConflictError(entity.name, stored_key, expected_version, actual)
         merged = {**natural(entity, old), **changes}
-        for name in remove:
+        for name in [*remove, *_derived_from_stored(entity, changes)]:
             merged.pop(name, None)
         item = compose(entity, merged, now=now, created=False)
         if table_key(table, item) != stored_key:
@@ -378,7 +385,7 @@ class Writer:
         """
         from .failures import explain
 
-        client = self.rt.client
+        client = self.rt.data
         try:
             ((verb, request),) = actions[0].request.items()
             if len(actions) == 1 and verb in _SINGLE_WRITES:
@@ -433,6 +440,22 @@ def version_guard(ph: Placeholders, entity: Entity, table: Table, expected: obje
     if expected is None:
         return f"attribute_not_exists({ph.name(table.partition_key.name)})"
     return f"{ph.name(entity.version_attribute)} = {ph.value(expected)}"  # type: ignore[arg-type]
+
+
+def _derived_from_stored(entity: Entity, changes: Mapping[str, object]) -> list[str]:
+    """Computed attributes derived from other stored attributes (templates, TTLs ``from`` one).
+
+    They are composed again from the merged values rather than carried over from the read: a stale
+    copy would survive when its source is removed (``compose`` skips what it cannot render), and
+    the update then removes them. ``created_at`` and what the caller sets explicitly are kept.
+    """
+    return [
+        name
+        for name, attr in entity.attributes.items()
+        if attr.computed is not None
+        and name not in changes
+        and (attr.computed.kind == "template" or (attr.computed.kind == "ttl" and attr.computed.source))
+    ]
 
 
 def _key_fields(entity: Entity) -> set[str]:

@@ -19,6 +19,13 @@ from ._support import cases, moto_differs, put_all
 pytestmark = moto_differs("does not compute consumed capacity", strict=False)
 
 
+def _units(consumed: dict | list) -> dict | list:
+    """TableName and CapacityUnits only: DynamoDB may add Read/WriteCapacityUnits alongside."""
+    if isinstance(consumed, list):
+        return [_units(c) for c in consumed]
+    return {k: consumed[k] for k in ("TableName", "CapacityUnits") if k in consumed}
+
+
 def _padded(pk: str, size: int) -> dict:
     """An item of exactly ``size`` bytes."""
     return {"pk": {"S": pk}, "pad": {"S": "x" * (size - 6)}}
@@ -41,7 +48,7 @@ def test_get_item_read_units(client, make_table, size, consistent, units):
     response = client.get_item(
         TableName=table, Key={"pk": {"S": "k"}}, ConsistentRead=consistent, ReturnConsumedCapacity="TOTAL"
     )
-    assert response["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": units}
+    assert _units(response["ConsumedCapacity"]) == {"TableName": table, "CapacityUnits": units}
 
 
 @pytest.mark.parametrize(("consistent", "units"), [(True, 1.0), (False, 0.5)])
@@ -66,7 +73,7 @@ WRITES = {
 def test_put_item_write_units(client, make_table, size, units):
     table = make_table("hash_s")
     response = client.put_item(TableName=table, Item=_padded("k", size), ReturnConsumedCapacity="TOTAL")
-    assert response["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": units}
+    assert _units(response["ConsumedCapacity"]) == {"TableName": table, "CapacityUnits": units}
 
 
 def test_overwrite_is_charged_for_the_larger_of_old_and_new(client, make_table):
@@ -77,7 +84,8 @@ def test_overwrite_is_charged_for_the_larger_of_old_and_new(client, make_table):
     response = client.update_item(
         TableName=table,
         Key={"pk": {"S": "k"}},
-        UpdateExpression="SET pad = :p",
+        UpdateExpression="SET #pad = :p",  # PAD is a reserved word
+        ExpressionAttributeNames={"#pad": "pad"},
         ExpressionAttributeValues={":p": {"S": "x" * 1500}},
         ReturnConsumedCapacity="TOTAL",
     )
@@ -141,7 +149,7 @@ def test_batch_get_rounds_each_item(client, ten_kilobytes):
         RequestItems={ten_kilobytes: {"Keys": [{"pk": {"S": f"k{i}"}} for i in range(3)]}},
         ReturnConsumedCapacity="TOTAL",
     )
-    assert response["ConsumedCapacity"] == [{"TableName": ten_kilobytes, "CapacityUnits": 1.5}]
+    assert _units(response["ConsumedCapacity"]) == [{"TableName": ten_kilobytes, "CapacityUnits": 1.5}]
 
 
 def test_batch_write_rounds_each_item(client, make_table):
@@ -150,7 +158,7 @@ def test_batch_write_rounds_each_item(client, make_table):
         RequestItems={table: [{"PutRequest": {"Item": _padded(f"k{i}", 1500)}} for i in range(3)]},
         ReturnConsumedCapacity="TOTAL",
     )
-    assert response["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 6.0}]
+    assert _units(response["ConsumedCapacity"]) == [{"TableName": table, "CapacityUnits": 6.0}]
 
 
 def test_transactions_cost_double(client, make_table):
@@ -159,12 +167,12 @@ def test_transactions_cost_double(client, make_table):
         TransactItems=[{"Put": {"TableName": table, "Item": _padded(f"k{i}", 1500)}} for i in range(2)],
         ReturnConsumedCapacity="TOTAL",
     )
-    assert write["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 8.0}]
+    assert _units(write["ConsumedCapacity"]) == [{"TableName": table, "CapacityUnits": 8.0}]
     read = client.transact_get_items(
         TransactItems=[{"Get": {"TableName": table, "Key": {"pk": {"S": f"k{i}"}}}} for i in range(2)],
         ReturnConsumedCapacity="TOTAL",
     )
-    assert read["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 4.0}]
+    assert _units(read["ConsumedCapacity"]) == [{"TableName": table, "CapacityUnits": 4.0}]
 
 
 # ------------------------------------------------------------------------------------------- INDEXES
@@ -192,7 +200,7 @@ def test_indexes_breaks_down_table_and_index_units(client, make_table):
 INDEX_WRITES = {
     # update expression -> (total, table, gsi units); the item starts in the index with gsk 1
     "index key changed: delete + put": ("SET gsk = :two", (3.0, 1.0, 2.0)),
-    "projected attribute changed": ("SET other = :two", (2.0, 1.0, 1.0)),
+    "projected attribute changed": ("SET extra = :two", (2.0, 1.0, 1.0)),
     "index key removed": ("REMOVE gsk", (2.0, 1.0, 1.0)),
 }
 
@@ -225,7 +233,7 @@ def test_total_has_no_breakdown(client, make_table):
     response = client.put_item(
         TableName=table, Item={**KEY, "gpk": {"S": "g"}, "gsk": {"N": "1"}}, ReturnConsumedCapacity="TOTAL"
     )
-    assert response["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 2.0}
+    assert _units(response["ConsumedCapacity"]) == {"TableName": table, "CapacityUnits": 2.0}
 
 
 def test_query_on_a_global_index_is_charged_to_the_index(client, make_table):

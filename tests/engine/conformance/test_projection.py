@@ -23,7 +23,7 @@ ITEM = {
         }
     },
     "l": {"L": [{"N": "10"}, {"N": "20"}, {"N": "30"}, {"N": "40"}]},
-    "dotted.name": {"S": "d"},
+    "dotted.nm": {"S": "d"},
 }
 
 PROJECTIONS = {
@@ -42,7 +42,7 @@ PROJECTIONS = {
     "missing attribute is omitted": ("a, nosuch", {"a": ITEM["a"]}),
     "index past the end is omitted": ("a, l[9]", {"a": ITEM["a"]}),
     "missing nested member is omitted": ("a, m.nosuch", {"a": ITEM["a"]}),
-    "a dot outside a placeholder is a path": ("a, dotted.name", {"a": ITEM["a"]}),
+    "a dot outside a placeholder is a path": ("a, dotted.nm", {"a": ITEM["a"]}),
 }
 
 
@@ -64,9 +64,9 @@ def test_placeholder_names_an_attribute_containing_a_dot(client, make_table):
         TableName=table,
         Key=KEY,
         ProjectionExpression="#d, #m.#x",
-        ExpressionAttributeNames={"#d": "dotted.name", "#m": "m", "#x": "x"},
+        ExpressionAttributeNames={"#d": "dotted.nm", "#m": "m", "#x": "x"},
     )["Item"]
-    assert got == {"dotted.name": {"S": "d"}, "m": {"M": {"x": {"N": "1"}}}}
+    assert got == {"dotted.nm": {"S": "d"}, "m": {"M": {"x": {"N": "1"}}}}
 
 
 @pytest.mark.parametrize("operation", ["query", "scan"])
