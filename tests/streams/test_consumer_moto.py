@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from tablewright.streams import FileCheckpoint, StreamConsumer
@@ -21,10 +22,15 @@ def aws(monkeypatch: pytest.MonkeyPatch):
     }.items():
         monkeypatch.setenv(name, value)
     with mock_aws():
-        yield (
-            boto3.client("dynamodb", region_name="us-east-1"),
-            boto3.client("dynamodbstreams", region_name="us-east-1"),
-        )
+        streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+        try:
+            streams.describe_stream(StreamArn="arn:aws:dynamodb:us-east-1:123456789012:table/probe/stream/x")
+        except ClientError as error:
+            # moto lags botocore: newer botocore releases call Streams in a way some moto versions do not
+            # implement ("Not yet implemented", HTTP 404). The cross-check is then impossible, not failed.
+            if error.response["Error"]["Code"] == "404":
+                pytest.skip(f"this moto cannot serve this botocore's DynamoDB Streams API: {error}")
+        yield boto3.client("dynamodb", region_name="us-east-1"), streams
 
 
 def test_the_consumer_resumes_over_moto_like_over_the_engine(aws, tmp_path):

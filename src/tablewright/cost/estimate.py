@@ -122,7 +122,9 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
     base = result.targets[entity.table]
     _add_items(base, items, size.typical)
     base.write_units += writes * factor * (write_units(size.typical) + markers * write_units(MARKER_BYTES))
-    base.items += items * markers  # the markers are stored too
+    # One marker item per constraint per item, stored at a marker's size (a key and its owner), not
+    # the entity's: pricing them at the item size overstated storage by the item/marker ratio.
+    _add_items(base, items * markers, MARKER_BYTES)
     for index in entity.indexes():
         if index not in table.indexes:
             continue

@@ -68,7 +68,13 @@ class Expressions:
         names = request.get("ExpressionAttributeNames")
         raw_values = request.get("ExpressionAttributeValues")
         texts = {attribute: request.get(field_name) for attribute, field_name in parsers.items()}
-        if names is None and raw_values is None and not any(texts.values()):
+        if not any(texts.values()):
+            for field_name, given in (
+                ("ExpressionAttributeNames", names),
+                ("ExpressionAttributeValues", raw_values),
+            ):
+                if given is not None:
+                    raise ValidationException(f"{field_name} can only be specified when using expressions")
             return _NONE
         values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values else raw_values
         parsed = cls(names, values)

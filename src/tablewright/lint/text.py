@@ -19,6 +19,7 @@ def render_text(report: Report, console: Console, *, explain: bool = True) -> No
             f"[bold]{finding.rule}[/bold] {escape(finding.message)} [dim]({finding.name})[/dim]",
             highlight=False,
             soft_wrap=True,
+            emoji=False,  # "design.yaml:100:5" must not become "design.yaml💯5"
         )
         if explain:
             console.print(
@@ -32,4 +33,6 @@ def render_text(report: Report, console: Console, *, explain: bool = True) -> No
     summary = ", ".join(
         f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in reversed(list(counts.items()))
     )
-    console.print(f"{files} file{'s' if files != 1 else ''} checked: {summary}", highlight=False)
+    console.print(
+        f"{files} file{'s' if files != 1 else ''} checked: {summary}", highlight=False, emoji=False
+    )

@@ -115,9 +115,7 @@ class Runtime:
 
     def read_raw(self, table: Table, key: Mapping[str, object]) -> dict[str, object] | None:
         """A consistent GetItem by stored key, as Python values (None when absent)."""
-        response = self.data.get_item(
-            TableName=table.table_name, Key=item_to_wire(key), ConsistentRead=True
-        )
+        response = self.data.get_item(TableName=table.table_name, Key=item_to_wire(key), ConsistentRead=True)
         return item_from_wire(response["Item"]) if "Item" in response else None
 
     # ------------------------------------------------------------------------------------ entities

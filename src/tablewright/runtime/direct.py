@@ -18,6 +18,7 @@ from typing import Any
 
 from botocore.client import BaseClient
 
+from .. import engine_of
 from ..engine.errors import DynamoDBError
 
 # botocore method name -> DynamoDB operation name: the calls that may bypass botocore.
@@ -116,15 +117,32 @@ class DirectClient:
         return parsed
 
     def _client_error(self, operation: str, error: DynamoDBError) -> Exception:
-        """The exception botocore raises for ``error``: the modelled class, the same ``response``."""
+        """The exception botocore raises for ``error``: the modelled class, the same ``response``.
+
+        Like botocore, the response holds ``Error`` plus the body members the service model
+        declares for that error (``Item``, ``CancellationReasons``, ...), and nothing else.
+        """
         body = from_engine(error.to_wire())
-        body.pop("__type", None)
-        response = {
+        response: dict[str, Any] = {
             "Error": {"Message": error.message, "Code": error.code},
             "ResponseMetadata": _metadata(error.status),
-            **body,
         }
+        for name, wire_name in _modelled_members(self.client, error.code):
+            if wire_name in body:
+                response[name] = body[wire_name]
         return self.client.exceptions.from_code(error.code)(response, operation)
+
+
+_MEMBERS: dict[str, list[tuple[str, str]]] = {}
+
+
+def _modelled_members(client: Any, code: str) -> list[tuple[str, str]]:
+    """(response name, wire name) of the members botocore's model declares for error ``code``."""
+    if code not in _MEMBERS:
+        shape = client.meta.service_model.shape_for_error_code(code)
+        members = shape.members.items() if shape is not None else ()
+        _MEMBERS[code] = [(n, m.serialization.get("name", n)) for n, m in members]
+    return _MEMBERS[code]
 
 
 def _method(operation: str) -> Callable[..., dict]:
@@ -147,8 +165,6 @@ def data_client(client: Any) -> Any:
     A wrapper around a client (instrumentation, a test's interleaving client) is not a botocore
     client, so it keeps seeing every call.
     """
-    from .. import engine_of
-
     if not isinstance(client, BaseClient):
         return client
     try:

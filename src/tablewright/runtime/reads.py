@@ -161,11 +161,13 @@ def _bound_values(entity: Entity, element: object, bind: Mapping[str, object], p
     """Values for an entity's table key fields from a binding map, an element and same-named params."""
     fields = key_fields(entity)
     if element is not None and not isinstance(element, Mapping):
-        if len(fields) != 1:
+        # A bare value fills the one key field the parameters do not give (``ids`` with ``owner``).
+        open_fields = [f for f in fields if f not in params]
+        if len(open_fields) != 1:
             raise PatternError(
                 f"a key for {entity.name} needs {', '.join(fields)}; got the single value {element!r}"
             )
-        return {fields[0]: element}
+        return {**{f: params[f] for f in fields if f in params}, open_fields[0]: element}
     values: dict[str, object] = {}
     for name in fields:
         ref = bind.get(name, f":{name}")

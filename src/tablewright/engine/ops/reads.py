@@ -123,12 +123,9 @@ def _page(
     last: dict | None = None
     for _pk, _sk, _tpk, _tsk, size, raw in rows:
         item = orjson.loads(raw)
-        if source.index is not None:
-            item = (
-                item
-                if (select == "ALL_ATTRIBUTES" and source.index.kind == "LSI")
-                else source.index.project(item)
-            )
+        if source.index is not None and not (source.index.kind == "LSI" and select in _FETCHING_SELECTS):
+            # A GSI holds only its projection; an LSI fetches other attributes from the table when asked.
+            item = source.index.project(item)
         scanned += 1
         size_read += size
         if expressions.check(item):
