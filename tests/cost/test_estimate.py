@@ -120,6 +120,15 @@ def test_unique_markers_make_writes_transactional() -> None:
     assert est.targets["users"].write_units == pytest.approx(4 * MONTH)
 
 
+def test_unique_markers_are_stored_at_marker_size_not_item_size() -> None:
+    est = estimate(loads(TRANSACTIONAL, "unique.yaml"))
+    users = est.targets["users"]
+    # 10 users of 500 B and 10 email markers of 100 B (key + owner), each + 100 B overhead:
+    # 10 x 600 + 10 x 200 = 8,000 B (markers at the item size would make it 12,000 B).
+    assert users.items == 20
+    assert users.storage_bytes == pytest.approx(8_000)
+
+
 def test_ttl_deletes_are_free_and_counted_for_streams() -> None:
     text = DESIGN.replace(
         "partition_key: {name: id, type: S}\n",

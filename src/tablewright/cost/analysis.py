@@ -166,14 +166,67 @@ def _in(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
     return min(1.0, (len(node.args) - 1) / n) if n else None
 
 
+def _exists(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    # Known only when every item has the attribute: required, computed, or part of its table key.
+    paths = [a for a in node.args if isinstance(a, Path)]
+    if len(paths) != 1 or not entities:
+        return None
+    top = paths[0].text.split(".")[0].split("[")[0]
+    return 1.0 if all(_always_present(design, name, top) for name in entities) else None
+
+
+def _always_present(design: Design, entity_name: str, attribute: str) -> bool:
+    entity = design.entities.get(entity_name)
+    if entity is None:
+        return False
+    attr = entity.attributes.get(attribute)
+    if attr is not None and (attr.required or attr.computed is not None):
+        return True
+    table = design.tables.get(entity.table)
+    key = entity.keys.get("table")
+    key_fields = set(key.pk.fields) | set(key.sk.fields if key.sk else ()) if key else set()
+    key_names = {table.partition_key.name, table.sort_key.name if table.sort_key else ""} if table else set()
+    return attribute in key_fields or attribute in key_names
+
+
 _SELECTIVITY: dict[str, Callable[[Node, Design, tuple[str, ...]], float | None]] = {
     "and": _and,
+    "exists": _exists,
     "or": _or,
     "not": _not,
     "eq": _eq,
     "ne": _ne,
     "in": _in,
 }
+
+
+def _conjuncts(node: object) -> list[object]:
+    if isinstance(node, Node) and node.op == "and":
+        return [part for arg in node.args for part in _conjuncts(arg)]
+    return [node]
+
+
+def scan_share(design: Design, pattern: AccessPattern) -> float | None:
+    """Share of its table's items a pattern's ``means.where`` selects; None unless every condition's
+    share is known (an unknown one may select few, so a rule must not assume it selects all)."""
+    table = pattern_table(design, pattern)
+    if table is None:
+        return None
+    kept = 1.0
+    where = pattern.means.where
+    for part in _conjuncts(where.tree) if where is not None else []:
+        share = _select(part, design, pattern.returns)
+        if share is None:
+            return None
+        kept *= share
+    stored = entities_in(design, table, None)
+    others = [name for name in stored if name not in pattern.returns]
+    if not others:
+        return kept
+    total = sum(items_of(design, name) for name in stored)
+    if not total:
+        return None  # other entities share the table in unknown numbers
+    return kept * sum(items_of(design, name) for name in stored if name in pattern.returns) / total
 
 
 # ------------------------------------------------------------------------------- index membership

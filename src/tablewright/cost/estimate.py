@@ -211,19 +211,9 @@ def _partition_load(design: Design, target: Target, result: Estimate) -> None:
     peak = design.volumes.peak_factor
     wcu = rcu = None
     for name in analysis.entities_in(design, target.table, target.index):
-        entity = design.entities[name]
-        entry = entity.keys[target.index or "table"]
-        card = analysis.key_cardinality(entity, entry.pk)
-        volume = design.volumes.entities.get(name)
-        if card.values is None or volume is None:
-            continue
-        size = (
-            index_entry_size(design, name, target.index)
-            if target.index
-            else entity_size(design, name).typical
-        )
-        share = analysis.membership(design, name, target.index)
-        wcu = (wcu or 0.0) + peak * volume.writes_per_second * share * write_units(size) / card.values
+        load = key_write_load(design, name, target.index)
+        if load is not None:
+            wcu = (wcu or 0.0) + load
     for cost in result.patterns:
         if cost.target != target.name or not cost.calls:
             continue
@@ -234,3 +224,21 @@ def _partition_load(design: Design, target: Target, result: Estimate) -> None:
             continue
         rcu = (rcu or 0.0) + peak * (cost.calls / SECONDS_PER_MONTH) * cost.units_per_call / values
     target.partition_wcu, target.partition_rcu = wcu, rcu
+
+
+def key_write_load(design: Design, entity: str, index: str | None) -> float | None:
+    """Peak write units per second one entity puts on its busiest key value of the table
+    (``index=None``) or an index: writes x peak x units / live key values. None when the entity
+    declares no volumes or its key's cardinality is unknown."""
+    ent = design.entities[entity]
+    entry = ent.keys.get(index or "table")
+    volume = design.volumes.entities.get(entity)
+    if entry is None or volume is None:
+        return None
+    card = analysis.key_cardinality(ent, entry.pk)
+    if card.values is None:
+        return None
+    size = index_entry_size(design, entity, index) if index else entity_size(design, entity).typical
+    share = analysis.membership(design, entity, index)
+    peak = design.volumes.peak_factor
+    return peak * volume.writes_per_second * share * write_units(size) / card.values

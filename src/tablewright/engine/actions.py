@@ -18,7 +18,9 @@ from .capacity import Consumed
 from .catalog import TableMeta
 from .errors import (
     ConditionalCheckFailedException,
+    InternalServerError,
     ItemCollectionSizeLimitExceededException,
+    ResourceNotFoundException,
     ValidationException,
 )
 from .types import Item, equal, invalid, validate_item
@@ -134,6 +136,7 @@ class Action:
 
     # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
     def evaluate(self, conn: sqlite3.Connection) -> None:
+        self._check_table_unchanged()
         if self.needs_old:
             row = self.engine.store.fetch(conn, self.table, self.encoded_key)
             self.old, self.old_size = row if row else (None, 0)
@@ -145,6 +148,17 @@ class Action:
             raise ConditionalCheckFailedException(item=failed_item)
         self.new = self.compute(self.old)
         self.size = self.table.check_item(self.new) if self.new is not None else 0
+
+    def _check_table_unchanged(self) -> None:
+        """The request was prepared against a table definition read before the write lock was taken;
+        another process may have dropped or redefined the table since."""
+        current = self.engine.store.table(self.table.name)
+        if current is None:
+            raise ResourceNotFoundException(f"Requested resource not found: Table: {self.table.name} not found")
+        if current is not self.table:
+            raise InternalServerError(
+                f"The definition of table {self.table.name} changed while the request ran; retry the request"
+            )
 
     def compute(self, old: Item | None) -> Item | None:
         raise NotImplementedError

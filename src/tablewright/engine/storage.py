@@ -59,6 +59,7 @@ class Store:
         self._lock = threading.RLock()  # serialises the single connection of an in-memory store
         self._shared: sqlite3.Connection | None = None
         self._catalog: dict[str, TableMeta] = {}
+        self._documents: set[tuple[int, bytes]] = set()
         self._catalog_version = -1
         self._init_schema()
 
@@ -154,9 +155,16 @@ class Store:
         (version,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'catalog'").fetchone()
         if version != self._catalog_version:
             rows = conn.execute("SELECT id, document FROM tw_tables").fetchall()
-            self._catalog = {
-                meta.name: meta for meta in (table_meta_from(i, orjson.loads(d)) for i, d in rows)
-            }
+            # An unchanged table keeps its TableMeta object: a request prepared against it can tell,
+            # by identity, whether its table was redefined before it took the write lock.
+            previous = self._documents
+            self._documents = {(table_id, bytes(document)) for table_id, document in rows}
+            kept = {meta.id: meta for meta in self._catalog.values()}
+            self._catalog = {}
+            for table_id, document in rows:
+                same = (table_id, bytes(document)) in previous and table_id in kept
+                meta = kept[table_id] if same else table_meta_from(table_id, orjson.loads(document))
+                self._catalog[meta.name] = meta
             self._catalog_version = version
 
     def table(self, name: str) -> TableMeta | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tablewright.cost import analysis
-from tablewright.cost.estimate import PARTITION_RCU, PARTITION_WCU
+from tablewright.cost.estimate import PARTITION_RCU, PARTITION_WCU, key_write_load
 
 from ..context import Context, Placement
 from ..registry import Hit, rule
@@ -90,12 +90,20 @@ def time_partition_key(ctx: Context) -> Iterator[Hit]:
         card = analysis.key_cardinality(placement.entity, placement.key.pk)
         if card.kind != "time":
             continue
-        what = "a raw timestamp" if card.values is None else "a time bucket"
-        yield Hit(
-            placement.path,
-            f"{placement.label}: partition key {placement.key.pk.source!r} of {placement.entity.name} is {what} "
-            f"({card.why})" + ("; all current writes hit one key value" if card.values is not None else ""),
-        )
+        head = f"{placement.label}: partition key {placement.key.pk.source!r} of {placement.entity.name}"
+        if card.values is None:
+            yield Hit(placement.path, f"{head} is a raw timestamp ({card.why})")
+            continue
+        # A date bucket puts the period's writes on one value: a problem only under load, as for
+        # TW101 (WOMS insolation: 0.02 units/s per day against 1,000, and the day is what is read).
+        wcu = key_write_load(ctx.design, placement.entity.name, placement.key_name if placement.index else None)
+        if wcu is None:
+            load = "; all current writes hit one key value (declare the entity's writes so lint can judge the load)"
+        elif wcu >= PARTITION_WCU * LOAD_SHARE:
+            load = f"; all current writes hit one key value: {_percent(wcu, PARTITION_WCU)} at peak"
+        else:
+            continue
+        yield Hit(placement.path, f"{head} is a time bucket ({card.why}){load}")
 
 
 @rule(

@@ -15,6 +15,9 @@ from ..registry import Hit, rule
 
 FREQUENT = 1 / 3600  # a scan more often than hourly is on a frequent path
 SMALL_TABLE_ITEMS = 1000  # below this (declared) a scan is one cheap page
+# A scan whose means selects at least this share of the table reads what any index would hold, and
+# the index would add a write per item write: the scan is the right tool (EVSE's fleet overview).
+NEARLY_ALL = 0.9
 DISCARD_SHARE = 0.5  # a filter that drops more than half of what it reads
 PAGE_BYTES = 1024 * 1024
 
@@ -66,12 +69,16 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
         items = sum(analysis.items_of(ctx.design, e) for e in analysis.entities_in(ctx.design, table, None))
         if rate is not None and (rate < FREQUENT or (items and items < SMALL_TABLE_ITEMS)):
             continue
+        share = analysis.scan_share(ctx.design, pattern)
+        if share is not None and share >= NEARLY_ALL:
+            continue
         keys = _equalities(pattern)
         hint = f"; a GSI keyed on {', '.join(keys)} would serve it" if keys else ""
         size = f"{items:,} items" if items else "size not declared"
+        selects = f", selecting about {share:.0%} of it" if share is not None else ""
         yield Hit(
             pattern_path(pattern.name, "served"),
-            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{hint}",
+            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}",
         )
 
 
@@ -96,7 +103,8 @@ def filter_discards(ctx: Context) -> Iterator[Hit]:
         yield Hit(
             pattern_path(pattern.name, "served", "filter"),
             f"pattern {pattern.name}: filter {served.filter.text!r} keeps about {kept:.0%} of what it reads "
-            f"(values assumed equally common): ~{1 / kept:.0f}x the reads per result",
+            "(values assumed equally common): "
+            + (f"~{1 / kept:.0f}x the reads per result" if kept else "every read is wasted"),
         )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tablewright.design.model import AccessPattern, Attribute
+from tablewright.cost import analysis
+from tablewright.design.model import AccessPattern, Attribute, Entity
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
@@ -56,9 +57,51 @@ def ttl_unit(ctx: Context) -> Iterator[Hit]:
                 )
 
 
-def _lower_bounded(pattern: AccessPattern) -> bool:
+def _lower_bounded(pattern: AccessPattern, entity: Entity) -> str | None:
     sort = pattern.served.sort
-    return sort is not None and sort.op in LOWER_BOUNDED
+    return "if a caller asks for an old window" if sort is not None and sort.op in LOWER_BOUNDED else None
+
+
+def _one_item(pattern: AccessPattern, entity: Entity) -> str | None:
+    # The only item at its key: a newer write would replace it (and its expiry time).
+    served, entry = pattern.served, pattern.served.entity_key
+    single = served.op == "get" or (
+        served.op == "query" and served.index is None and entry is not None and entry.sk is None
+    )
+    return "only as the one item at its key, when nothing newer replaced it" if single else None
+
+
+def _newest_first(pattern: AccessPattern, entity: Entity) -> str | None:
+    # Items expire oldest first, so newest-first with a limit reaches an expired one only when
+    # fewer than `limit` live items exist (the latest reading of a device that went quiet).
+    served, entry, limit = pattern.served, pattern.served.entity_key, pattern.means.limit
+    if served.op != "query" or served.forward or not limit or entry is None or entry.sk is None:
+        return None
+    fields = entry.sk.fields
+    attr = entity.attributes.get(fields[0]) if fields else None
+    timed = attr is not None and (
+        attr.format in analysis.TIME_FORMATS
+        or (attr.computed is not None and attr.computed.kind in ("created_at", "updated_at"))
+    )
+    if not timed:
+        return None
+    newer = "no newer live item exists" if limit == 1 else f"fewer than {limit} newer live items exist"
+    return f"only when {newer} (newest first, limit {limit})"
+
+
+def _dated_partition(pattern: AccessPattern, entity: Entity) -> str | None:
+    # A date-bucketed partition holds one period: its items expire together, and only a caller who
+    # asks for a period past the retention gets them.
+    entry = pattern.served.entity_key
+    if entry is None:
+        return None
+    card = analysis.key_cardinality(entity, entry.pk)
+    return "only if a caller asks for a period past the retention" if card.kind == "time" and card.known else None
+
+
+# Reads that reach an expired item only in a corner the caller chooses (info); any other read meets
+# them beside live items (warning). Checked in order; the first that applies names the reach.
+NARROW_READS = (_lower_bounded, _one_item, _newest_first, _dated_partition)
 
 
 @rule(
@@ -81,11 +124,10 @@ def reads_expired(ctx: Context) -> Iterator[Hit]:
         served_filter = pattern.served.filter
         if served_filter is not None and table.ttl in served_filter.attributes:
             continue
-        bounded = _lower_bounded(pattern)
-        reach = "if a caller asks for an old window" if bounded else "whenever they exist"
+        narrow = next((r for r in (check(pattern, entity) for check in NARROW_READS) if r), None)
         yield Hit(
             pattern_path(pattern.name, "served"),
             f"pattern {pattern.name} reads table {table.name} (TTL on {table.ttl}) without a filter on {table.ttl}: "
-            f"expired, not yet deleted items are returned {reach}",
-            severity="info" if bounded else None,
+            f"expired, not yet deleted items are returned {narrow or 'whenever they exist'}",
+            severity="info" if narrow else None,
         )
