@@ -153,6 +153,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
             STATUS_INDEX,
             DAY_PARAM,
             {"entities": {"Order": {"keys": {"GSI2": {"pk": "{status}#{customer_id}#{created_at|date}"}}}}},
+            {"volumes": {"entities": {"Order": None}}},
         ),
     ),
     ("TW103", _with(STATUS_INDEX, _writes("2000/s")), _with(STATUS_INDEX, _writes("1000/s"))),
