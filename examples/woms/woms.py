@@ -178,9 +178,8 @@ class Woms:
         return self.rt.update("WorkOrderPlant", key, {}, remove=["is_active"]).record  # type: ignore[return-value]
 
     def _plants(self, plant_ids: Iterable[int]) -> list[Record]:
-        # Elements as dicts: see README (the runtime refuses bare ids when pk and sk repeat a field).
-        keys = [{"plant_id": p} for p in dict.fromkeys(plant_ids)]
-        return list(self.rt.run("plants_by_ids", plant_ids=keys)) if keys else []
+        ids = list(dict.fromkeys(plant_ids))
+        return list(self.rt.run("plants_by_ids", plant_ids=ids)) if ids else []
 
     def _active_plant_ids(self, work_order_id: int) -> list[int]:
         return [
