@@ -174,3 +174,24 @@ volumes:
     assert target.partition_wcu == pytest.approx(400)
     # Reads: every call hits kind=a; 100 x 2,000 B = 200,000 B -> 49 x 4 KB x 0.5 = 24.5 RRU, x 10/s x 4.
     assert target.partition_rcu == pytest.approx(24.5 * 10 * 4)
+
+
+PLAIN = TRANSACTIONAL.replace("    unique: [[email]]\n", "")
+
+
+def test_entities_declared_transactional_are_priced_at_twice_the_units() -> None:
+    assert estimate(loads(PLAIN, "plain.yaml")).targets["users"].write_units == pytest.approx(MONTH)
+    declared = PLAIN + "lint:\n  transactional: [User, Nobody]\n"
+    est = estimate(loads(declared, "tx.yaml"))
+    # TransactWriteItems: 2 x 1 WCU (500 B) per write, no marker.
+    assert est.targets["users"].write_units == pytest.approx(2 * MONTH)
+    assert any("'Nobody'" in note for note in est.assumptions)
+
+
+def test_the_sidecar_declares_transactional_writes_for_tablewright_cost(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tablewright.lint.runner import load_design
+
+    path = tmp_path / "design.yaml"
+    path.write_text(PLAIN, encoding="utf-8")
+    (tmp_path / "design.lint.yaml").write_text("transactional: [User]\n", encoding="utf-8")
+    assert estimate(load_design(path)).targets["users"].write_units == pytest.approx(2 * MONTH)

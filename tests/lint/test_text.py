@@ -18,7 +18,9 @@ def _render(finding: Finding) -> str:
 
 
 def _finding(file: str, line: int, column: int, message: str) -> Finding:
-    return Finding("TW302", "filter-discards-most", "warning", file, line, column, message, "why :fire:", "fix [x]")
+    return Finding(
+        "TW302", "filter-discards-most", "warning", file, line, column, message, "why :fire:", "fix [x]"
+    )
 
 
 def test_a_finding_at_line_100_keeps_its_location() -> None:
@@ -28,7 +30,9 @@ def test_a_finding_at_line_100_keeps_its_location() -> None:
 
 
 def test_emoji_codes_and_markup_in_user_text_print_verbatim() -> None:
-    out = _render(_finding("[bold]odd:smile:.yaml", 7, 1, "filter 'tag = \":thumbs_up:\"' keeps [red]1[/red]"))
+    out = _render(
+        _finding("[bold]odd:smile:.yaml", 7, 1, "filter 'tag = \":thumbs_up:\"' keeps [red]1[/red]")
+    )
     assert "[bold]odd:smile:.yaml:7:1:" in out
     assert "filter 'tag = \":thumbs_up:\"' keeps [red]1[/red]" in out
     assert "why :fire:" in out and "fix [x]" in out

@@ -97,6 +97,10 @@ def estimate(design: Design) -> Estimate:
             )
     for name in design.entities:
         _entity(design, name, result)
+    declared = design.lint.get("transactional") if isinstance(design.lint, dict) else None
+    for name in declared if isinstance(declared, list) else []:
+        if name not in design.entities:
+            result.assumptions.append(f"lint.transactional names {name!r}, which is not an entity: ignored")
     for pattern in design.patterns.values():
         _pattern(design, pattern, result)
     for target in result.targets.values():
@@ -118,7 +122,7 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
             f"{name}: item size {size.typical} B estimated from its attributes (declare item_size)"
         )
     markers = len(entity.unique) + (1 if entity.idempotency_key else 0)
-    factor = 2 if markers else 1  # TransactWriteItems charges 2x per item
+    factor = 2 if markers or written_in_transactions(design, name) else 1  # TransactWriteItems: 2x
     base = result.targets[entity.table]
     _add_items(base, items, size.typical)
     base.write_units += writes * factor * (write_units(size.typical) + markers * write_units(MARKER_BYTES))
@@ -140,6 +144,21 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
         result.ttl_deletes[entity.table] = result.ttl_deletes.get(entity.table, 0.0) + writes
         if table.stream:
             result.stream_records[entity.table] += writes
+
+
+def written_in_transactions(design: Design, entity: str) -> bool:
+    """True when the design says an entity is written with TransactWriteItems beyond its markers.
+
+    Read from ``transactional: true`` on the entity's volumes, once the design model has that field,
+    and meanwhile from ``lint: {transactional: [Entity, ...]}`` (or the sidecar's, which
+    ``tablewright.lint.runner.load_design`` merges in): the sensor API's readings and their
+    processed-batch marker are put in one transaction.
+    """
+    volume = design.volumes.entities.get(entity)
+    declared = design.lint.get("transactional") if isinstance(design.lint, dict) else None
+    return bool(getattr(volume, "transactional", False)) or (
+        isinstance(declared, list) and entity in declared
+    )
 
 
 def _add_items(target: Target, items: float, size: float) -> None:

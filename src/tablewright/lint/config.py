@@ -5,7 +5,9 @@ The shape everywhere is ``{disable: [TW203, unused-index], severity: {TW105: war
 be named by id or name. The sidecar of ``design.yaml`` is ``design.lint.yaml`` beside it. ``batches``
 (``{Reading: 100}`` or ``{Reading: {items: 100, extra_actions: 1}}``, the extra actions being other
 puts in the same transaction, like the sensor API's processed-batch marker) declares the largest
-batch an entity is written in, for TW402, until the design model has a place for it. ``conventions`` holds team rules the design model has no
+batch an entity is written in, for TW402, until the design model has a place for it. ``transactional``
+(``[Reading, ProcessedBatch]``) lists entities written with TransactWriteItems, which cost prices at
+2x (``tablewright.cost.estimate.written_in_transactions``) until volumes can say so. ``conventions`` holds team rules the design model has no
 key for (the Nexus checklist): ``key_templates: {GSI1: {pk: '^USER#\\{userId\\}#\\{\\w+\\|year\\}$'}}``,
 ``max_items_without_limit: 100`` and ``scans: forbidden``.
 """
@@ -22,7 +24,7 @@ import yaml
 from .registry import SEVERITIES, resolve
 
 SIDECAR_SUFFIX = ".lint.yaml"
-KEYS = ("disable", "severity", "batches", "conventions")
+KEYS = ("disable", "severity", "batches", "conventions", "transactional")
 # Team rules beyond the design model's conventions (rules TW708-TW710).
 CONVENTION_KEYS = ("key_templates", "max_items_without_limit", "scans")
 
@@ -85,6 +87,13 @@ class LintConfig:
             raise LintConfigError("batches: must map entity names to a batch size", (*base, "batches"))
         for entity, spec in batches.items():
             config.options.setdefault("batches", {})[entity] = _batch(spec, (*base, "batches", entity))
+        transactional = data.get("transactional") or []
+        if not isinstance(transactional, list) or not all(isinstance(n, str) for n in transactional):
+            raise LintConfigError(
+                "transactional: lists the entities written with TransactWriteItems", (*base, "transactional")
+            )
+        if transactional:
+            config.options["transactional"] = {name: True for name in transactional}
         conventions = data.get("conventions") or {}
         if not isinstance(conventions, dict):
             raise LintConfigError("conventions: must be a mapping", (*base, "conventions"))

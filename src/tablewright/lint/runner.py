@@ -17,7 +17,7 @@ from tablewright.design.model import Design
 from tablewright.design.yamlsource import Source, load_source
 
 from . import rules as _rules  # noqa: F401  (registers every rule)
-from .config import LintConfig, LintConfigError, load_sidecar
+from .config import LintConfig, LintConfigError, load_sidecar, sidecar_for
 from .context import Context
 from .findings import Finding, Report
 from .registry import RULES, Hit, Rule, rule
@@ -76,9 +76,16 @@ def lint_design(design: Design, source: Source, config: LintConfig | None = None
 
 
 def load_design(path: str | Path) -> Design:
-    """Load a design file (its ``lint:`` section is kept on ``design.lint``)."""
+    """Load a design file; ``design.lint`` holds its ``lint:`` section with the sidecar's keys over it,
+    so ``tablewright cost`` sees what the sidecar declares (``transactional``)."""
     file = Path(path)
-    return loads(file.read_text(encoding="utf-8"), str(file))
+    design = loads(file.read_text(encoding="utf-8"), str(file))
+    sidecar = sidecar_for(file)
+    if sidecar.exists():
+        extra = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
+        if isinstance(extra, dict):
+            design.lint = {**design.lint, **extra}
+    return design
 
 
 def _load_failure(rule_id: str, source: Source, error: DesignError, config: LintConfig) -> list[Finding]:

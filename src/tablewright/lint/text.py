@@ -33,6 +33,4 @@ def render_text(report: Report, console: Console, *, explain: bool = True) -> No
     summary = ", ".join(
         f"{n} {k}{'s' if n != 1 and k != 'info' else ''}" for k, n in reversed(list(counts.items()))
     )
-    console.print(
-        f"{files} file{'s' if files != 1 else ''} checked: {summary}", highlight=False, emoji=False
-    )
+    console.print(f"{files} file{'s' if files != 1 else ''} checked: {summary}", highlight=False, emoji=False)

@@ -12,66 +12,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..design.model import Billing, Index, Projection, Table
+from ..design.model import Table
+from ..export.create_table import create_table, index_request
 
-_PROJECTIONS = {
-    "ALL": lambda p: {"ProjectionType": "ALL"},
-    "KEYS_ONLY": lambda p: {"ProjectionType": "KEYS_ONLY"},
-    "INCLUDE": lambda p: {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(p.attributes)},
-}
-_BILLING_MODES = {"on_demand": "PAY_PER_REQUEST", "provisioned": "PROVISIONED"}
-
-
-def _key_schema(pk: Any, sk: Any) -> list[dict]:
-    schema = [{"AttributeName": pk.name, "KeyType": "HASH"}]
-    if sk is not None:
-        schema.append({"AttributeName": sk.name, "KeyType": "RANGE"})
-    return schema
-
-
-def _throughput(billing: Billing | None) -> dict:
-    billing = billing or Billing("provisioned", 5, 5)
-    return {"ReadCapacityUnits": billing.read or 5, "WriteCapacityUnits": billing.write or 5}
-
-
-def _projection(projection: Projection) -> dict:
-    return _PROJECTIONS[projection.type.upper()](projection)
-
-
-def index_request(index: Index, table: Table) -> dict:
-    """The GSI/LSI description of one index (as in CreateTable)."""
-    request = {
-        "IndexName": index.name,
-        "KeySchema": _key_schema(index.partition_key, index.sort_key),
-        "Projection": _projection(index.projection),
-    }
-    if index.kind == "global" and table.billing.mode == "provisioned":
-        request["ProvisionedThroughput"] = _throughput(index.throughput or table.billing)
-    return request
-
-
-def create_request(table: Table) -> dict:
-    """The CreateTable request for a design table."""
-    request: dict[str, Any] = {
-        "TableName": table.table_name,
-        "AttributeDefinitions": [
-            {"AttributeName": name, "AttributeType": kind} for name, kind in table.key_attributes().items()
-        ],
-        "KeySchema": _key_schema(table.partition_key, table.sort_key),
-        "BillingMode": _BILLING_MODES[table.billing.mode],
-        "TableClass": table.table_class,
-    }
-    if table.billing.mode == "provisioned":
-        request["ProvisionedThroughput"] = _throughput(table.billing)
-    gsis = [index_request(i, table) for i in table.indexes.values() if i.kind == "global"]
-    lsis = [index_request(i, table) for i in table.indexes.values() if i.kind == "local"]
-    if gsis:
-        request["GlobalSecondaryIndexes"] = gsis
-    if lsis:
-        request["LocalSecondaryIndexes"] = lsis
-    if table.stream:
-        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": table.stream}
-    return request
+# The requests themselves are the export package's neutral form (pure functions of the design), so
+# what `tablewright export --to create-table` prints is exactly what the runtime sends.
+create_request = create_table
 
 
 def _wait_active(client: Any, name: str, timeout: float = 300.0) -> dict:

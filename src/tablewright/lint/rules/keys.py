@@ -96,7 +96,9 @@ def time_partition_key(ctx: Context) -> Iterator[Hit]:
             continue
         # A date bucket puts the period's writes on one value: a problem only under load, as for
         # TW101 (WOMS insolation: 0.02 units/s per day against 1,000, and the day is what is read).
-        wcu = key_write_load(ctx.design, placement.entity.name, placement.key_name if placement.index else None)
+        wcu = key_write_load(
+            ctx.design, placement.entity.name, placement.key_name if placement.index else None
+        )
         if wcu is None:
             load = "; all current writes hit one key value (declare the entity's writes so lint can judge the load)"
         elif wcu >= PARTITION_WCU * LOAD_SHARE:

@@ -96,7 +96,11 @@ def _dated_partition(pattern: AccessPattern, entity: Entity) -> str | None:
     if entry is None:
         return None
     card = analysis.key_cardinality(entity, entry.pk)
-    return "only if a caller asks for a period past the retention" if card.kind == "time" and card.known else None
+    return (
+        "only if a caller asks for a period past the retention"
+        if card.kind == "time" and card.known
+        else None
+    )
 
 
 # Reads that reach an expired item only in a corner the caller chooses (info); any other read meets
