@@ -50,6 +50,14 @@ def test_evse_local_time_sort_key_and_short_sc_id() -> None:
     assert "1,000" in sc_id and "10,000" in sc_id
     assert collision_probability(1000, 4) == pytest.approx(1.16e-4, rel=0.01)
     assert collision_probability(10000, 4) == pytest.approx(0.0116, rel=0.01)
+    assert "TW301" not in found  # the fleet overview scans every item of a one-entity table
+
+
+def test_woms_date_index_at_its_volumes_and_newest_first_reads_are_not_warnings() -> None:
+    found = [f for f in lint_file(_design("woms")) if f.severity == "warning"]
+    assert not [f for f in found if f.rule == "TW102"]  # 0.02 WCU/s per day key, against 1,000
+    warned = {f.message.split()[1] for f in found if f.rule == "TW502"}
+    assert warned == {"active_alerts_by_plant", "alert_by_id"}  # whole partitions, no limit
 
 
 def test_woms_uniqueness_index_is_an_error_unless_markers_enforce_it() -> None:

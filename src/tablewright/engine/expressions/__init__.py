@@ -29,7 +29,12 @@ Decisions where the Developer Guide is silent or where we chose a form:
   wanted.
 * ``check_placeholders`` order: empty maps, invalid values, undefined names/values (per expression, in
   the order given), unused values, unused names.
-* Not enforced: the 300-operator limit of UpdateExpression and the 255-byte placeholder length.
+* Limits (Developer Guide, "Constraints", expression parameters): 4 KB per expression, 255 bytes per
+  placeholder key (checked before its syntax), 100 IN operands, 300 operators per expression. The
+  guide states the operator limit for UpdateExpression; DynamoDB reports it for FilterExpression
+  too ("operator count: 301"), so every expression kind is counted. Counted: AND, OR, NOT, each
+  comparator, BETWEEN, IN, each function call, and ``+``/``-`` in SET. Not counted: parentheses,
+  commas, the ``=`` of a SET action and clause keywords (our reading; DynamoDB does not document it).
 """
 
 from __future__ import annotations

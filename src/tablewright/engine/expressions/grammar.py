@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .keywords import is_reserved
 from .lexer import EOF, INDEX, NAME, NAME_REF, OP, VALUE_REF, Token, syntax_error, tokenize
-from .messages import MAX_EXPRESSION_BYTES, MAX_IN_OPERANDS, invalid_expression
+from .messages import MAX_EXPRESSION_BYTES, MAX_IN_OPERANDS, MAX_OPERATORS, invalid_expression
 from .nodes import (
     Action,
     And,
@@ -79,6 +79,7 @@ class Parser:
         self.pos = 0
         self.names: set[str] = set()
         self.values: set[str] = set()
+        self.operators = 0
 
     # ------------------------------------------------------------------------------------ cursor
 
@@ -113,6 +114,18 @@ class Parser:
     def expect_end(self) -> None:
         if self.tok.kind != EOF:
             raise self.error()
+
+    def count_operator(self) -> None:
+        """Count one operator or function against DynamoDB's limit of 300 per expression.
+
+        DynamoDB reports the count at which the limit was passed (always 301), not the total, so the
+        parse stops there rather than reading the rest of a runaway expression.
+        """
+        self.operators += 1
+        if self.operators > MAX_OPERATORS:
+            raise invalid_expression(
+                self.kind, f"The expression contains too many operators; operator count: {self.operators}"
+            )
 
     # ------------------------------------------------------------------------- paths and operands
 
@@ -159,6 +172,7 @@ class Parser:
 
     def call(self, functions: dict[str, FunctionSpec], wanted: str) -> Call:
         name = self.advance().text
+        self.count_operator()
         spec = functions.get(name)
         if spec is None:
             if name in _ALL_FUNCTIONS:
@@ -198,6 +212,7 @@ class Parser:
         left = self.conjunction()
         while self.at_keyword("OR"):
             self.advance()
+            self.count_operator()
             left = Or(left, self.conjunction())
         return left
 
@@ -205,12 +220,14 @@ class Parser:
         left = self.negation()
         while self.at_keyword("AND"):
             self.advance()
+            self.count_operator()
             left = And(left, self.negation())
         return left
 
     def negation(self) -> Condition:
         if self.at_keyword("NOT"):
             self.advance()
+            self.count_operator()
             return Not(self.negation())
         return self.predicate()
 
@@ -230,6 +247,7 @@ class Parser:
         if handler is None:
             raise self.error()
         self.advance()
+        self.count_operator()
         return handler(self, left, key)
 
     def comparison(self, left: Operand, op: str) -> Condition:
@@ -284,6 +302,7 @@ class Parser:
         value = self.operand(UPDATE_FUNCTIONS)
         if self.at("+") or self.at("-"):
             op = self.advance().text
+            self.count_operator()
             value = Arith(op, value, self.operand(UPDATE_FUNCTIONS))
         return Action("SET", path, value)
 

@@ -12,6 +12,8 @@ from ..types import AttributeValue
 
 MAX_EXPRESSION_BYTES = 4096
 MAX_IN_OPERANDS = 100
+MAX_OPERATORS = 300  # operators and functions per expression (AND, OR, NOT, comparators, calls, + and -)
+MAX_PLACEHOLDER_BYTES = 255  # a key of ExpressionAttributeNames/Values, its # or : included
 
 MISSING_ATTRIBUTE = "The provided expression refers to an attribute that does not exist in the item"
 INVALID_UPDATE_PATH = "The document path provided in the update expression is invalid for update"

@@ -12,13 +12,18 @@ from typing import Any
 
 from ..errors import ValidationException
 from ..types import validate_value
-from .messages import invalid_expression
+from .messages import MAX_PLACEHOLDER_BYTES, invalid_expression
 from .nodes import Expression
 from .resolve import invalid_value
 
 _KEY_SYNTAX = {
     "ExpressionAttributeNames": re.compile(r"#[A-Za-z0-9_]+"),
     "ExpressionAttributeValues": re.compile(r":[A-Za-z0-9_]+"),
+}
+# DynamoDB's too-long-key message: the names map reports the key's size, the values map does not.
+_KEY_TOO_LONG = {
+    "ExpressionAttributeNames": "; size of key: {size}",
+    "ExpressionAttributeValues": "",
 }
 
 
@@ -33,6 +38,14 @@ def check_placeholders(
         raise ValidationException("ExpressionAttributeValues must not be empty")
     for mapping, what in ((names, "ExpressionAttributeNames"), (values, "ExpressionAttributeValues")):
         for key in sorted(mapping or {}):
+            size = len(key.encode("utf-8"))
+            # Length is checked before syntax, as DynamoDB does: a long key with a bad character
+            # is reported as too long.
+            if size > MAX_PLACEHOLDER_BYTES:
+                raise ValidationException(
+                    f"{what} contains invalid key: The expression attribute map contains a key that is "
+                    f"too long;{_KEY_TOO_LONG[what].format(size=size)}"
+                )
             if not _KEY_SYNTAX[what].fullmatch(key):
                 raise ValidationException(f'{what} contains invalid key: Syntax error; key: "{key}"')
     for key, value in sorted((values or {}).items()):

@@ -19,9 +19,23 @@ from ..types import invalid
 if TYPE_CHECKING:
     from ..engine import Engine
 
-MAX_GSIS = 20
+MAX_GSIS = 20  # the default quota; DynamoDB lets an account raise it
 MAX_LSIS = 5
-MAX_PROJECTED_ATTRIBUTES = 100
+MAX_PROJECTED_ATTRIBUTES = 100  # INCLUDE NonKeyAttributes summed over every index of the table
+
+# DynamoDB's wording for the index quotas. CreateTable reports them as ValidationException; adding a
+# 21st GSI with UpdateTable is a LimitExceededException with its own wording.
+QUOTA_MESSAGES = {
+    "gsi_count": f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSIS}",
+    "lsi_count": f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSIS}",
+    "projected": f"Number of projected attributes in all indexes exceeds limit of {MAX_PROJECTED_ATTRIBUTES}",
+    "gsi_count_update": (
+        f"Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of {MAX_GSIS}"
+    ),
+    "one_index_per_update": (
+        "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+    ),
+}
 
 
 def require_table(engine: Engine, name: str) -> TableMeta:
@@ -129,9 +143,9 @@ def create_table(engine: Engine, request: dict) -> dict:
     gsis = request.get("GlobalSecondaryIndexes") or []
     lsis = request.get("LocalSecondaryIndexes") or []
     if len(gsis) > MAX_GSIS:
-        raise invalid(f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}")
+        raise invalid(QUOTA_MESSAGES["gsi_count"])
     if len(lsis) > MAX_LSIS:
-        raise invalid(f"LocalSecondaryIndexes count exceeds the per-table limit of {MAX_LSIS}")
+        raise invalid(QUOTA_MESSAGES["lsi_count"])
     if lsis and not table_has_range:
         raise invalid(
             "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex"
@@ -154,9 +168,7 @@ def create_table(engine: Engine, request: dict) -> dict:
                     f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
                 )
     if projected > MAX_PROJECTED_ATTRIBUTES:
-        raise invalid(
-            f"The number of projected attributes across all indexes exceeds {MAX_PROJECTED_ATTRIBUTES}"
-        )
+        raise invalid(QUOTA_MESSAGES["projected"])
     if used != set(definitions):
         raise invalid(
             "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
@@ -314,9 +326,7 @@ def _update_indexes(
     updates = request.get("GlobalSecondaryIndexUpdates") or []
     structural = [u for u in updates if "Create" in u or "Delete" in u]
     if len(structural) > 1:
-        raise LimitExceededException(
-            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
-        )
+        raise LimitExceededException(QUOTA_MESSAGES["one_index_per_update"])
     gsis = description.setdefault("GlobalSecondaryIndexes", [])
     created: list[str] = []
     deleted = []
@@ -326,11 +336,11 @@ def _update_indexes(
             if index["IndexName"] in meta.indexes:
                 raise invalid(f"Index already exists: {index['IndexName']}")
             if len(gsis) >= MAX_GSIS:
-                raise LimitExceededException(
-                    f"GlobalSecondaryIndexes count exceeds the per-table limit of {MAX_GSIS}"
-                )
+                raise LimitExceededException(QUOTA_MESSAGES["gsi_count_update"])
             _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
-            _check_projection(index.get("Projection") or {}, index["IndexName"])
+            added = _check_projection(index.get("Projection") or {}, index["IndexName"])
+            if added + _projected_count(description) > MAX_PROJECTED_ATTRIBUTES:
+                raise invalid(QUOTA_MESSAGES["projected"])
             gsis.append(_index_description(engine, meta.name, index, billing))
             document["IndexNumbers"][index["IndexName"]] = document["NextIndexNumber"]
             document["NextIndexNumber"] += 1
@@ -353,6 +363,15 @@ def _update_indexes(
     if not gsis:
         description.pop("GlobalSecondaryIndexes")
     return created, deleted
+
+
+def _projected_count(description: dict) -> int:
+    """INCLUDE attributes already projected by the table's indexes (the quota spans all of them)."""
+    return sum(
+        len(index.get("Projection", {}).get("NonKeyAttributes") or ())
+        for field_name in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
+        for index in description.get(field_name, [])
+    )
 
 
 def _prune_definitions(description: dict) -> None:
