@@ -149,16 +149,13 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
 def written_in_transactions(design: Design, entity: str) -> bool:
     """True when the design says an entity is written with TransactWriteItems beyond its markers.
 
-    Read from ``transactional: true`` on the entity's volumes, once the design model has that field,
-    and meanwhile from ``lint: {transactional: [Entity, ...]}`` (or the sidecar's, which
-    ``tablewright.lint.runner.load_design`` merges in): the sensor API's readings and their
-    processed-batch marker are put in one transaction.
+    Read from ``transactional: true`` on the entity's volumes, or from the lint configuration's
+    ``transactional: [Entity, ...]`` (which ``tablewright.lint.runner.load_design`` merges from the
+    sidecar): the sensor API's readings and their processed-batch marker are put in one transaction.
     """
     volume = design.volumes.entities.get(entity)
     declared = design.lint.get("transactional") if isinstance(design.lint, dict) else None
-    return bool(getattr(volume, "transactional", False)) or (
-        isinstance(declared, list) and entity in declared
-    )
+    return bool(volume and volume.transactional) or (isinstance(declared, list) and entity in declared)
 
 
 def _add_items(target: Target, items: float, size: float) -> None:

@@ -291,6 +291,7 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
                 issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
             )
             or 0.0,
+            transactional=spec.get("transactional") is True,
         )
     for name, spec in _dict(raw.get("patterns")).items():
         spec, where = _dict(spec), ("volumes", "patterns", name)

@@ -13,6 +13,7 @@ class EntityVolume:
     item_size: int | None = None  # bytes, average
     growth_per_month: int = 0  # items added per month net of TTL deletes
     writes_per_second: float = 0.0
+    transactional: bool = False  # written through TransactWriteItems (twice the write units)
 
 
 @dataclass

@@ -22,7 +22,7 @@ _KEY_SYNTAX = {
 }
 # DynamoDB's too-long-key message: the names map reports the key's size, the values map does not.
 _KEY_TOO_LONG = {
-    "ExpressionAttributeNames": "; size of key: {size}",
+    "ExpressionAttributeNames": " size of key: {size}",
     "ExpressionAttributeValues": "",
 }
 
