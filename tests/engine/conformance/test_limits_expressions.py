@@ -52,10 +52,7 @@ def _size_cases() -> list[Any]:
         table[f"{kind} 4097 bytes"] = (kind, *surface, MAX_EXPRESSION + 1, False)
     return cases(
         table,
-        moto={
-            f"{kind} 4097 bytes": "does not limit the expression size"
-            for kind in ("ConditionExpression", "FilterExpression", "ProjectionExpression", "KeyConditionExpression")
-        },
+        moto={f"{kind} 4097 bytes": "does not limit the expression size" for kind in SURFACES},
     )
 
 
