@@ -23,7 +23,7 @@ from .errors import (
     ResourceNotFoundException,
     ValidationException,
 )
-from .types import Item, equal, invalid, validate_item
+from .types import Item, equal, invalid, validate_item, validate_item_sized
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -127,12 +127,26 @@ class Action:
     old_size: int = 0
     size: int = 0
     collection_size: int | None = None
-    consumed: Consumed = field(init=False)
+    # Capacity is computed only when someone asks (ReturnConsumedCapacity): the charges are recorded
+    # as (old, new, old size, new size) and turned into units, index writes included, on first access.
+    _consumed: Consumed | None = field(default=None, init=False, repr=False)
+    _charges: list[tuple[Item | None, Item | None, int, int]] = field(
+        default_factory=list, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.encoded_key is None:
             self.encoded_key = self.table.encode_item_key(self.key, for_item=False)
-        self.consumed = Consumed(self.table, "write")
+
+    @property
+    def consumed(self) -> Consumed:
+        """The capacity this action consumed (on its table and each index)."""
+        if self._consumed is None:
+            self._consumed = Consumed(self.table, "write")
+        for old, new, old_size, new_size in self._charges:
+            self._consumed.write(old, new, old_size, new_size, transactional=self.transactional)
+        self._charges.clear()
+        return self._consumed
 
     # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
     def evaluate(self, conn: sqlite3.Connection) -> None:
@@ -141,20 +155,20 @@ class Action:
             row = self.engine.store.fetch(conn, self.table, self.encoded_key)
             self.old, self.old_size = row if row else (None, 0)
         if not self.expressions.check(self.old or {}):
-            self.consumed.write(
-                self.old, self.old, self.old_size, self.old_size, transactional=self.transactional
-            )
+            self._charges.append((self.old, self.old, self.old_size, self.old_size))
             failed_item = self.old if self.return_on_failure == "ALL_OLD" else None
             raise ConditionalCheckFailedException(item=failed_item)
         self.new = self.compute(self.old)
-        self.size = self.table.check_item(self.new) if self.new is not None else 0
+        self.size = self.measure(self.new) if self.new is not None else 0
 
     def _check_table_unchanged(self) -> None:
         """The request was prepared against a table definition read before the write lock was taken;
         another process may have dropped or redefined the table since."""
         current = self.engine.store.table(self.table.name)
         if current is None:
-            raise ResourceNotFoundException(f"Requested resource not found: Table: {self.table.name} not found")
+            raise ResourceNotFoundException(
+                f"Requested resource not found: Table: {self.table.name} not found"
+            )
         if current is not self.table:
             raise InternalServerError(
                 f"The definition of table {self.table.name} changed while the request ran; retry the request"
@@ -163,9 +177,13 @@ class Action:
     def compute(self, old: Item | None) -> Item | None:
         raise NotImplementedError
 
+    def measure(self, new: Item) -> int:
+        """Check the new item against the table (keys, index keys, size limit); return its size."""
+        return self.table.check_item(new)
+
     def apply(self, conn: sqlite3.Connection) -> None:
         store, table = self.engine.store, self.table
-        self.consumed.write(self.old, self.new, self.old_size, self.size, transactional=self.transactional)
+        self._charges.append((self.old, self.new, self.old_size, self.size))
         if self.new is None:
             if self.old is not None:
                 store.delete(conn, table, self.encoded_key, self.old)
@@ -208,9 +226,13 @@ class Action:
 @dataclass
 class Put(Action):
     item: Item = field(default_factory=dict)
+    item_size: int | None = None  # measured while validating the request
 
     def compute(self, old: Item | None) -> Item | None:
         return self.item
+
+    def measure(self, new: Item) -> int:
+        return self.table.check_item(new, self.item_size)
 
 
 @dataclass
@@ -274,9 +296,15 @@ def _same(left: Item, right: Item) -> bool:
 
 def new_item(table: TableMeta, raw: Any) -> tuple[Item, Item, tuple[int, bytes, bytes]]:
     """Validate an item from a request; return it with its primary key and encoded key."""
-    item = validate_item(raw)
+    item, key, encoded, _ = new_item_sized(table, raw)
+    return item, key, encoded
+
+
+def new_item_sized(table: TableMeta, raw: Any) -> tuple[Item, Item, tuple[int, bytes, bytes], int]:
+    """:func:`new_item` plus the item's size, measured in the same walk as the validation."""
+    item, size = validate_item_sized(raw)
     encoded = table.encode_item_key(item, for_item=True)
-    return item, table.key_of(item), encoded
+    return item, table.key_of(item), encoded, size
 
 
 def key_from(table: TableMeta, raw: Any) -> Item:

@@ -7,10 +7,20 @@ A table's definition is stored as one JSON document (its TableDescription plus e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .errors import ValidationException
-from .types import MAX_ITEM_SIZE, Item, encode_key, invalid, item_size, partition_hash
+from .types import (
+    MAX_ITEM_SIZE,
+    Item,
+    encode_key,
+    invalid,
+    is_canonical_number,
+    item_size,
+    partition_hash,
+    validate_item,
+)
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024
@@ -25,9 +35,18 @@ class KeySchema:
     range_name: str | None = None
     range_type: str | None = None
 
-    @property
+    # Cached: read on every request (frozen, so computed once per schema).
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return (self.hash_name, self.range_name) if self.range_name else (self.hash_name,)
+
+    @cached_property
+    def typed(self) -> tuple[tuple[str, str], ...]:
+        """``(name, scalar type)`` of the hash and range attribute."""
+        pairs = [(self.hash_name, self.hash_type)]
+        if self.range_name:
+            pairs.append((self.range_name, self.range_type or ""))
+        return tuple(pairs)
 
     def extract(self, item: Item) -> Item:
         return {name: item[name] for name in self.names if name in item}
@@ -156,11 +175,39 @@ class TableMeta:
         pk = parts[0]
         return partition_hash(pk), pk, parts[1] if len(parts) > 1 else b""
 
-    def check_item(self, item: Item) -> int:
-        """Validate a whole item for writing: key, index keys, size. Returns its size in bytes."""
+    def request_key(self, raw: Any) -> Item:
+        """Validate a request's Key map and return it normalised (encode_item_key checks the schema).
+
+        A well-formed key (the schema's attributes, S or canonical N values) is copied as it is; anything
+        else goes through full validation, which raises DynamoDB's exact error for what is wrong.
+        """
+        key = self._plain_key(raw)
+        return validate_item(raw, "key") if key is None else key
+
+    def _plain_key(self, raw: Any) -> Item | None:
+        """A copy of ``raw`` if it needs no normalisation (validate_item would return it unchanged)."""
+        if type(raw) is not dict or len(raw) != len(self.key.names):
+            return None
+        key: Item = {}
+        for name, kind in self.key.typed:
+            value = raw.get(name)
+            if type(value) is not dict or len(value) != 1:
+                return None
+            payload = value.get(kind)
+            if not (type(payload) is str and (kind == "S" or (kind == "N" and is_canonical_number(payload)))):
+                return None
+            key[name] = {kind: payload}
+        return key
+
+    def check_item(self, item: Item, size: int | None = None) -> int:
+        """Validate a whole item for writing: key, index keys, size. Returns its size in bytes.
+
+        ``size``: the item's size when the caller already measured it (while validating the request).
+        """
         for index in self.indexes.values():
             index.check_item(item)
-        size = item_size(item)
+        if size is None:
+            size = item_size(item)
         if size > MAX_ITEM_SIZE:
             raise ValidationException("Item size has exceeded the maximum allowed size")
         return size

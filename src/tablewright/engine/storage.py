@@ -104,19 +104,9 @@ class Store:
                 conn.close()
                 self._local.conn = None
 
-    @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """An atomic read-modify-write transaction, exclusive against other writers."""
-        with self._lock if self.path is None else contextlib.nullcontext():
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._refresh_catalog(conn)
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    def write(self) -> _WriteTransaction:
+        """An atomic read-modify-write transaction, exclusive against other writers (``with`` it)."""
+        return _WriteTransaction(self)
 
     @contextlib.contextmanager
     def read(self, *, single: bool = False) -> Iterator[sqlite3.Connection]:
@@ -238,6 +228,14 @@ class Store:
             f"SELECT item, size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key
         ).fetchone()
         return (orjson.loads(row[0]), row[1]) if row else None
+
+    def fetch_single(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[Item, int] | None:
+        """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
+        no BEGIN/COMMIT is needed (the caller looked its table up through :meth:`table`)."""
+        if self.path is None:
+            with self._lock:
+                return self.fetch(self.conn, meta, key)
+        return self.fetch(self.conn, meta, key)
 
     def put(
         self,
@@ -412,3 +410,49 @@ class Store:
         )
         (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
         return bytes.fromhex(value)
+
+
+class _WriteTransaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception) around a block.
+
+    A class rather than a generator-based context manager: it runs around every write request, and the
+    generator machinery costs more than the Python work of a blind PutItem's statements.
+    """
+
+    __slots__ = ("_store", "_conn", "_locked")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._locked = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        store = self._store
+        if store.path is None:  # one shared in-memory connection: serialise the threads using it
+            store._lock.acquire()
+            self._locked = True
+        try:
+            conn = self._conn = store.conn
+            conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._release()
+            raise
+        try:
+            store._refresh_catalog(conn)
+        except BaseException:
+            self._finish("ROLLBACK")
+            raise
+        return conn
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._finish("COMMIT" if kind is None else "ROLLBACK")
+
+    def _finish(self, statement: str) -> None:
+        try:
+            self._conn.execute(statement)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._locked:
+            self._locked = False
+            self._store._lock.release()

@@ -85,17 +85,20 @@ def format_number(value: Decimal) -> str:
 _CANONICAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
 
 
-def normalize_number(text: str) -> str:
-    """The canonical text of a DynamoDB number, validating it."""
-    if (
+def is_canonical_number(text: Any) -> bool:
+    """Whether ``text`` is a valid DynamoDB number already in canonical form (the common case)."""
+    return (
         isinstance(text, str)
         and len(text) <= 40
-        and _CANONICAL.fullmatch(text)
+        and _CANONICAL.fullmatch(text) is not None
         and text != "-0"
         and len(text.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS
-    ):
-        return text
-    return format_number(parse_number(text))
+    )
+
+
+def normalize_number(text: str) -> str:
+    """The canonical text of a DynamoDB number, validating it."""
+    return text if is_canonical_number(text) else format_number(parse_number(text))
 
 
 def add_numbers(left: str, right: str, subtract: bool = False) -> str:
@@ -153,27 +156,29 @@ def _type_of(value: Any) -> str:
     return kind
 
 
-def _check_set(kind: str, items: Any, normalise: Callable[[Any], Any]) -> list:
-    names = {"SS": "string", "NS": "number", "BS": "binary"}
+_SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
+
+
+def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]]) -> tuple[list, int]:
+    """Validate a set of one scalar type: a non-empty list without duplicates (after normalisation)."""
     if not isinstance(items, list):
-        raise ValidationException(f"Invalid {names[kind]} set: expected a list")
+        raise ValidationException(f"Invalid {_SET_NAMES[kind]} set: expected a list")
     if not items:
-        raise invalid(f"An {names[kind]} set  may not be empty")
-    normalised = [normalise(v) for v in items]
+        raise invalid(f"An {_SET_NAMES[kind]} set  may not be empty")
+    normalised, size = [], 0
+    for each in items:
+        text, each_size = measure(each)
+        normalised.append(text)
+        size += each_size
     if len(set(normalised)) != len(normalised):
         raise invalid(f"Input collection [{', '.join(map(str, items))}] contains duplicates.")
-    return normalised
+    return normalised, size
 
 
 def _string(v: Any) -> str:
     if not isinstance(v, str):
         raise ValidationException(f"Invalid string value: {v!r}")
     return v
-
-
-def _binary(v: Any) -> str:
-    decode_binary(v)
-    return v if isinstance(v, str) else encode_binary(v)
 
 
 def validate_value(value: Any, depth: int = 0) -> AttributeValue:
@@ -211,14 +216,6 @@ def _sized_number(v: Any) -> tuple[str, int]:
 def _sized_binary(v: Any) -> tuple[str, int]:
     data = decode_binary(v)
     return (v if isinstance(v, str) else encode_binary(data)), len(data)
-
-
-def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]]) -> tuple[list, int]:
-    pairs = [measure(v) for v in items] if isinstance(items, list) and items else []
-    normalised = _check_set(kind, items, lambda v: None) and [text for text, _ in pairs]
-    if len(set(normalised)) != len(normalised):
-        raise invalid(f"Input collection [{', '.join(map(str, items))}] contains duplicates.")
-    return normalised, sum(size for _, size in pairs)
 
 
 def _bool(v: Any, depth: int) -> tuple[bool, int]:

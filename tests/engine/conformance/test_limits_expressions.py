@@ -57,7 +57,9 @@ def _size_cases() -> list[Any]:
 
 
 @pytest.mark.parametrize(("kind", "method", "request_", "field", "text", "size", "accepted"), _size_cases())
-def test_expression_size_limit_is_4_kb(client, make_table, kind, method, request_, field, text, size, accepted):
+def test_expression_size_limit_is_4_kb(
+    client, make_table, kind, method, request_, field, text, size, accepted
+):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item={**_KEY, "n": {"N": "1"}})
     call = getattr(client, method)
@@ -187,6 +189,8 @@ def test_update_expression_takes_at_most_300_operators(client, make_table, actio
         item = client.get_item(TableName=table, Key=_KEY)["Item"]
         assert len(item) == actions + 1 and item[f"a{actions - 1}"] == {"N": "2"}
     else:
-        with raises_dynamodb("ValidationException", "Invalid UpdateExpression: The expression contains too many operators"):
+        with raises_dynamodb(
+            "ValidationException", "Invalid UpdateExpression: The expression contains too many operators"
+        ):
             client.update_item(**request)
         assert client.get_item(TableName=table, Key=_KEY)["Item"] == _KEY

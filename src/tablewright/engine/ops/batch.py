@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import expressions as ex
-from ..actions import Delete, Expressions, Put, key_from, new_item
+from ..actions import Delete, Expressions, Put, key_from, new_item_sized
 from ..capacity import Consumed, merge, read_units
 from ..errors import ValidationException
 from ..types import item_size
@@ -90,8 +90,10 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
                     f"A WriteRequest of table {name} must contain exactly one of PutRequest or DeleteRequest"
                 )
             if "PutRequest" in entry:
-                item, key, encoded = new_item(table, entry["PutRequest"]["Item"])
-                table_actions.append(Put(engine, table, key, none, item=item, encoded_key=encoded))
+                item, key, encoded, size = new_item_sized(table, entry["PutRequest"]["Item"])
+                table_actions.append(
+                    Put(engine, table, key, none, item=item, encoded_key=encoded, item_size=size)
+                )
             else:
                 table_actions.append(
                     Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none)

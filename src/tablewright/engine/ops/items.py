@@ -11,8 +11,7 @@ from ..actions import (
     Put,
     Update,
     check_return_values,
-    key_from,
-    new_item,
+    new_item_sized,
     reject_legacy,
 )
 from ..capacity import Consumed, read_units
@@ -43,7 +42,7 @@ def put_item(engine: Engine, request: dict) -> dict:
     reject_legacy(request)
     table = require_table(engine, request["TableName"])
     returns = check_return_values("PutItem", request)
-    item, key, encoded = new_item(table, request["Item"])
+    item, key, encoded, size = new_item_sized(table, request["Item"])
     expressions = Expressions.parse(request, condition="ConditionExpression")
     blind = (
         expressions.condition is None
@@ -61,6 +60,7 @@ def put_item(engine: Engine, request: dict) -> dict:
         needs_old=not blind,
         encoded_key=encoded,
         item=item,
+        item_size=size,
     )
     action.run()
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
@@ -73,7 +73,7 @@ def delete_item(engine: Engine, request: dict) -> dict:
     action = Delete(
         engine,
         table,
-        key_from(table, request["Key"]),
+        table.request_key(request["Key"]),
         Expressions.parse(request, condition="ConditionExpression"),
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
     )
@@ -89,7 +89,7 @@ def update_item(engine: Engine, request: dict) -> dict:
     action = Update(
         engine,
         table,
-        key_from(table, request["Key"]),
+        table.request_key(request["Key"]),
         expressions,
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
     )
@@ -115,9 +115,8 @@ def get_item(engine: Engine, request: dict) -> dict:
     reject_legacy(request)
     table = require_table(engine, request["TableName"])
     expressions = Expressions.parse(request, projection="ProjectionExpression")
-    encoded = table.encode_item_key(key_from(table, request["Key"]), for_item=False)
-    with engine.store.read(single=True) as conn:
-        row = engine.store.fetch(conn, table, encoded)
+    encoded = table.encode_item_key(table.request_key(request["Key"]), for_item=False)
+    row = engine.store.fetch_single(table, encoded)
     response: dict[str, Any] = {}
     if row is not None:
         item = row[0]

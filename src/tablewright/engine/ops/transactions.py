@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import expressions as ex
-from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from, new_item
+from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from, new_item_sized
 from ..capacity import Consumed, merge, read_units
 from ..errors import (
     ConditionalCheckFailedException,
@@ -34,7 +34,7 @@ TOKEN_SECONDS = 600
 
 def _put(engine: Engine, spec: dict) -> Action:
     table = require_table(engine, spec["TableName"])
-    item, key, encoded = new_item(table, spec["Item"])
+    item, key, encoded, size = new_item_sized(table, spec["Item"])
     expressions = Expressions.parse(spec, condition="ConditionExpression")
     return Put(
         engine,
@@ -45,6 +45,7 @@ def _put(engine: Engine, spec: dict) -> Action:
         True,
         item=item,
         encoded_key=encoded,
+        item_size=size,
     )
 
 
