@@ -92,7 +92,8 @@ def is_canonical_number(text: Any) -> bool:
         and len(text) <= 40
         and _CANONICAL.fullmatch(text) is not None
         and text != "-0"
-        and len(text.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS
+        # at most 38 characters cannot hold more than 38 digits: count only longer texts
+        and (len(text) <= MAX_DIGITS or len(text.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS)
     )
 
 
@@ -192,6 +193,14 @@ def validate_value_sized(value: Any, depth: int = 0) -> tuple[AttributeValue, in
     Validation already normalises every number and decodes every binary; measuring in the same walk
     saves a second walk of the item (and a second normalisation of each number) on every write.
     """
+    # The common case first (one known type, nesting within bounds); anything else takes the checks
+    # below, in DynamoDB's order, for the exact error.
+    if type(value) is dict and len(value) == 1 and depth <= MAX_NESTING:
+        for kind, payload in value.items():
+            validator = _VALIDATORS.get(kind)
+            if validator is not None:
+                payload, size = validator(payload, depth)
+                return {kind: payload}, size
     if depth > MAX_NESTING:
         raise invalid("Nesting Levels have exceeded supported limits")
     kind = _type_of(value)
@@ -204,16 +213,18 @@ def _utf8(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
-def _sized_string(v: Any) -> tuple[str, int]:
-    return _string(v), _utf8(v)
+def _sized_string(v: Any, depth: int = 0) -> tuple[str, int]:
+    if type(v) is not str:
+        _string(v)  # raises DynamoDB's error (a str subclass passes, as before)
+    return v, len(v) if v.isascii() else len(v.encode("utf-8"))
 
 
-def _sized_number(v: Any) -> tuple[str, int]:
+def _sized_number(v: Any, depth: int = 0) -> tuple[str, int]:
     text = normalize_number(v)
     return text, _canonical_number_size(text)
 
 
-def _sized_binary(v: Any) -> tuple[str, int]:
+def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
     data = decode_binary(v)
     return (v if isinstance(v, str) else encode_binary(data)), len(data)
 
@@ -253,9 +264,9 @@ def _list(v: Any, depth: int) -> tuple[list, int]:
 
 # Each validator returns (normalised payload, size in bytes).
 _VALIDATORS: dict[str, Callable[[Any, int], tuple[Any, int]]] = {
-    "S": lambda v, d: _sized_string(v),
-    "N": lambda v, d: _sized_number(v),
-    "B": lambda v, d: _sized_binary(v),
+    "S": _sized_string,
+    "N": _sized_number,
+    "B": _sized_binary,
     "SS": lambda v, d: _sized_set("SS", v, _sized_string),
     "NS": lambda v, d: _sized_set("NS", v, _sized_number),
     "BS": lambda v, d: _sized_set("BS", v, _sized_binary),

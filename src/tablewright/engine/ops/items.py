@@ -28,9 +28,9 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
     response: dict[str, Any] = {}
     if attributes:
         response["Attributes"] = attributes
-    consumed = action.consumed.render(request.get("ReturnConsumedCapacity"))
-    if consumed:
-        response["ConsumedCapacity"] = consumed
+    mode = request.get("ReturnConsumedCapacity")
+    if mode in ("TOTAL", "INDEXES"):  # capacity is computed only when asked for
+        response["ConsumedCapacity"] = action.consumed.render(mode)
     if request.get("ReturnItemCollectionMetrics") == "SIZE":
         metrics = action.collection_metrics()
         if metrics:

@@ -1,0 +1,143 @@
+"""The engine's hot-path shortcuts give exactly the results of the general code they bypass."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tablewright
+from tablewright.engine import Engine
+from tablewright.engine.catalog import table_meta_from
+from tablewright.engine.errors import ValidationException
+from tablewright.engine.types import item_size, validate_item, validate_item_sized
+
+numbers = st.one_of(
+    st.integers(-(10**20), 10**20).map(str),
+    st.decimals(allow_nan=False, allow_infinity=False, places=4).map(lambda d: format(d, "f")),
+    st.sampled_from(["1E2", "0.000", "-0", "5.0", "00012", "1e-5"]),
+)
+scalars = st.one_of(
+    st.builds(lambda s: {"S": s}, st.text(max_size=8)),
+    st.builds(lambda n: {"N": n}, numbers),
+    st.builds(lambda b: {"B": b}, st.sampled_from(["", "AAE=", "AQID"])),
+    st.builds(lambda b: {"BOOL": b}, st.booleans()),
+    st.just({"NULL": True}),
+    st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(min_size=1, max_size=4), min_size=1, max_size=3)),
+    st.builds(lambda s: {"NS": [str(n) for n in sorted(s)]}, st.sets(st.integers(-99, 99), min_size=1, max_size=3)),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.builds(lambda m: {"M": m}, st.dictionaries(st.text(min_size=1, max_size=4), inner, max_size=3)),
+        st.builds(lambda items: {"L": items}, st.lists(inner, max_size=3)),
+    ),
+    max_leaves=8,
+)
+items = st.dictionaries(st.text(min_size=1, max_size=6), values, max_size=5)
+
+
+@given(items)
+def test_sized_validation_measures_like_item_size(raw: dict) -> None:
+    item, size = validate_item_sized(raw)
+    assert item == validate_item(raw)
+    assert size == item_size(item)
+
+
+TABLE = table_meta_from(
+    1,
+    {
+        "Description": {
+            "TableName": "tbl",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+            ],
+        }
+    },
+)
+
+
+def _slow(raw: object) -> object:
+    try:
+        key = validate_item(raw, "key")
+        return key, TABLE.encode_item_key(key, for_item=False)
+    except ValidationException as error:
+        return str(error)
+
+
+def _fast(raw: object) -> object:
+    try:
+        key = TABLE.request_key(raw)
+        return key, TABLE.encode_item_key(key, for_item=False)
+    except ValidationException as error:
+        return str(error)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"pk": {"S": "a"}, "sk": {"N": "5"}},
+        {"pk": {"S": "a"}, "sk": {"N": "5.0"}},  # normalised by the slow path
+        {"pk": {"S": "a"}, "sk": {"N": "-0"}},
+        {"pk": {"S": ""}, "sk": {"N": "1"}},
+        {"pk": {"S": "a"}},
+        {"pk": {"S": "a"}, "sk": {"S": "1"}},
+        {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": {"S": "b"}},
+        {"pk": {"S": "a", "N": "1"}, "sk": {"N": "1"}},
+        {"pk": {"S": "a"}, "other": {"N": "1"}},
+        {"pk": {"S": "a"}, "sk": {"N": "1e400"}},
+        "not a map",
+    ],
+)
+def test_request_key_shortcut_matches_full_validation(raw: object) -> None:
+    assert _fast(raw) == _slow(raw)
+
+
+def test_fast_key_is_a_copy() -> None:
+    raw = {"pk": {"S": "a"}, "sk": {"N": "5"}}
+    key = TABLE.request_key(raw)
+    key["pk"]["S"] = "changed"
+    assert raw["pk"]["S"] == "a"
+
+
+def test_in_process_client_sends_a_fixed_user_agent_with_the_users_extra() -> None:
+    from botocore.config import Config
+
+    seen: list[str] = []
+    client = tablewright.connect(config=Config(user_agent_extra="myapp/1.0"))
+    client.meta.events.register_first(
+        "before-send.dynamodb", lambda request, **_: seen.append(request.headers["User-Agent"].decode())
+    )
+    client.list_tables()
+    assert seen[0].startswith(f"tablewright/{tablewright.__version__}")
+    assert seen[0].endswith("myapp/1.0")
+
+
+def test_capacity_is_computed_on_request_with_index_units() -> None:
+    engine = Engine()
+    engine.create_table(
+        TableName="tbl",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "g", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "byG",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    item = {"pk": {"S": "a"}, "g": {"S": "x"}, "blob": {"S": "y" * 1500}}
+    first = engine.put_item(TableName="tbl", Item=item, ReturnConsumedCapacity="INDEXES")
+    assert first["ConsumedCapacity"]["Table"]["CapacityUnits"] == 2.0
+    assert first["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"byG": {"CapacityUnits": 2.0}}
+    # Moving the item to another index key deletes one entry and writes another.
+    moved = engine.put_item(TableName="tbl", Item={**item, "g": {"S": "z"}}, ReturnConsumedCapacity="INDEXES")
+    assert moved["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"byG": {"CapacityUnits": 4.0}}
+    assert "ConsumedCapacity" not in engine.put_item(TableName="tbl", Item=item)
