@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ttl
-from .errors import DynamoDBError, InternalServerError, UnknownOperationException, ValidationException
+from .errors import DynamoDBError, InternalServerError, UnknownOperationException
 from .ops import OPERATIONS
 from .storage import Store
+from .types import nesting_error
 from .validation import validate_request
 
 Request = dict[str, Any]
@@ -75,7 +76,7 @@ class Engine:
         except DynamoDBError:
             raise
         except RecursionError:
-            raise ValidationException("Nesting Levels have exceeded supported limits") from None
+            raise nesting_error() from None
         except sqlite3.OperationalError as error:
             # A table dropped by another process between lookup and use, or a lock held past the timeout.
             raise InternalServerError(f"The storage could not complete the request: {error}") from error

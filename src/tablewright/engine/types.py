@@ -202,7 +202,7 @@ def validate_value_sized(value: Any, depth: int = 0) -> tuple[AttributeValue, in
                 payload, size = validator(payload, depth)
                 return {kind: payload}, size
     if depth > MAX_NESTING:
-        raise invalid("Nesting Levels have exceeded supported limits")
+        raise nesting_error()
     kind = _type_of(value)
     payload, size = _VALIDATORS[kind](value[kind], depth)
     return {kind: payload}, size
@@ -210,13 +210,18 @@ def validate_value_sized(value: Any, depth: int = 0) -> tuple[AttributeValue, in
 
 def _utf8(text: str) -> int:
     # isascii() is O(1) on CPython's compact strings: most names and strings need no encoding.
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+    if text.isascii():
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: not a string DynamoDB can store
+        raise ValidationException(f"Invalid string value: {text[:64]!r} is not valid UTF-8") from None
 
 
 def _sized_string(v: Any, depth: int = 0) -> tuple[str, int]:
     if type(v) is not str:
         _string(v)  # raises DynamoDB's error (a str subclass passes, as before)
-    return v, len(v) if v.isascii() else len(v.encode("utf-8"))
+    return v, _utf8(v)
 
 
 def _sized_number(v: Any, depth: int = 0) -> tuple[str, int]:
@@ -241,7 +246,21 @@ def _null(v: Any, depth: int) -> tuple[bool, int]:
     return True, 1
 
 
+def nesting_error() -> ValidationException:
+    return ValidationException(
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+    )
+
+
+def _check_container_depth(depth: int) -> None:
+    # DynamoDB allows 32 levels counting the top-level attribute as level 1: a map or list may sit at
+    # level 31 at most (depth 30 here, where the top-level value is depth 0), its members at 32.
+    if depth >= MAX_NESTING - 1:
+        raise nesting_error()
+
+
 def _map(v: Any, depth: int) -> tuple[dict, int]:
+    _check_container_depth(depth)
     if not isinstance(v, dict):
         raise ValidationException("Invalid map value: expected an object")
     out, size = {}, 3
@@ -252,6 +271,7 @@ def _map(v: Any, depth: int) -> tuple[dict, int]:
 
 
 def _list(v: Any, depth: int) -> tuple[list, int]:
+    _check_container_depth(depth)
     if not isinstance(v, list):
         raise ValidationException("Invalid list value: expected an array")
     out, size = [], 3

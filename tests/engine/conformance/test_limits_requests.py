@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import BACKEND, cases, moto_differs, put_all, raises_dynamodb, scan_all
+from ._support import cases, moto_differs, put_all, raises_dynamodb, scan_all
 
 MB = 1024 * 1024
 PAYLOAD = 400_000  # "pk" (2) + "k00" (3) + "payload" (7) + 400,000 = 400,012 bytes an item
@@ -29,11 +29,6 @@ def _size(item: dict) -> int:
     return sum(len(name.encode()) + len(value["S"].encode()) for name, value in item.items())
 
 
-@pytest.mark.xfail(
-    BACKEND == "engine",
-    strict=True,
-    reason="ops/batch.py checks the 16 MB before adding an item, not whether the item still fits",
-)
 def test_batch_get_returns_at_most_16_mb_and_the_rest_as_unprocessed(client, make_table):
     table = make_table("hash_s")
     items = [_big(i) for i in range(45)]  # 18 MB
@@ -91,18 +86,13 @@ NESTING_MESSAGE = (
     "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
     "supported limit"
 )
-_OFF_BY_ONE = pytest.mark.xfail(
-    BACKEND == "engine", strict=True, reason="types.validate_value accepts one level too many"
-)
 
 
 @pytest.mark.parametrize(
     ("levels", "accepted"),
     [
         pytest.param(32, True, id="32 levels"),
-        pytest.param(
-            33, False, id="33 levels", marks=[_OFF_BY_ONE, moto_differs("does not limit nesting depth")]
-        ),
+        pytest.param(33, False, id="33 levels", marks=[moto_differs("does not limit nesting depth")]),
     ],
 )
 def test_nesting_is_limited_to_32_levels(client, make_table, levels, accepted):
@@ -116,12 +106,6 @@ def test_nesting_is_limited_to_32_levels(client, make_table, levels, accepted):
             client.put_item(TableName=table, Item=item)
 
 
-@pytest.mark.xfail(
-    BACKEND == "engine",
-    strict=True,
-    reason="types.validate_value words it 'One or more parameter values were invalid: Nesting Levels "
-    "have exceeded supported limits'",
-)
 @moto_differs("does not limit nesting depth")
 def test_nesting_error_has_dynamodbs_wording(client, make_table):
     table = make_table("hash_s")

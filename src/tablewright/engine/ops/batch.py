@@ -42,20 +42,22 @@ def batch_get_item(engine: Engine, request: dict) -> dict:
     responses: dict[str, list] = {}
     unprocessed: dict[str, Any] = {}
     consumed: list[Consumed] = []
-    returned = 0
+    returned, full = 0, False
     with engine.store.read() as conn:
         for name, table, spec, expressions, keys, encoded in plans:
             items = responses.setdefault(name, [])
             charge = Consumed(table, "read")
             for key, key_bytes in zip(keys, encoded):
-                if returned >= MAX_RESPONSE_BYTES:
+                item = None if full else engine.store.get(conn, table, key_bytes)
+                size = item_size(item) if item else 0
+                if full or returned + size > MAX_RESPONSE_BYTES:
+                    # DynamoDB returns at most 16 MB; the rest comes back as UnprocessedKeys.
+                    full = True
                     left = unprocessed.setdefault(
                         name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []}
                     )
                     left["Keys"].append(key)
                     continue
-                item = engine.store.get(conn, table, key_bytes)
-                size = item_size(item) if item else 0
                 charge.table_units += read_units(size, consistent=bool(spec.get("ConsistentRead")))
                 if item is not None:
                     returned += size
