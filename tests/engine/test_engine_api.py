@@ -19,7 +19,10 @@ KEYED = {
     "LocalSecondaryIndexes": [
         {
             "IndexName": "by-lsk",
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "lsk", "KeyType": "RANGE"}],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "lsk", "KeyType": "RANGE"},
+            ],
             "Projection": {"ProjectionType": "ALL"},
         }
     ],
@@ -74,7 +77,9 @@ def test_item_collection_limit_refuses_the_write_that_crosses_it():
 def test_return_item_collection_metrics_names_the_collection():
     engine = Engine()
     engine.create_table({"TableName": "things", **KEYED})
-    response = engine.put_item({"TableName": "things", "Item": _item("1"), "ReturnItemCollectionMetrics": "SIZE"})
+    response = engine.put_item(
+        {"TableName": "things", "Item": _item("1"), "ReturnItemCollectionMetrics": "SIZE"}
+    )
     metrics = response["ItemCollectionMetrics"]
     assert metrics["ItemCollectionKey"] == {"pk": {"S": "a"}}
     low, high = metrics["SizeEstimateRangeGB"]

@@ -24,7 +24,9 @@ scalars = st.one_of(
     st.builds(lambda b: {"BOOL": b}, st.booleans()),
     st.just({"NULL": True}),
     st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(min_size=1, max_size=4), min_size=1, max_size=3)),
-    st.builds(lambda s: {"NS": [str(n) for n in sorted(s)]}, st.sets(st.integers(-99, 99), min_size=1, max_size=3)),
+    st.builds(
+        lambda s: {"NS": [str(n) for n in sorted(s)]}, st.sets(st.integers(-99, 99), min_size=1, max_size=3)
+    ),
 )
 values = st.recursive(
     scalars,
@@ -49,7 +51,10 @@ TABLE = table_meta_from(
     {
         "Description": {
             "TableName": "tbl",
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
             "AttributeDefinitions": [
                 {"AttributeName": "pk", "AttributeType": "S"},
                 {"AttributeName": "sk", "AttributeType": "N"},
