@@ -17,6 +17,7 @@ class DynamoDBError(Exception):
 
     code = "InternalServerError"
     status = 500
+    namespace = _PREFIX  # the ``__type`` prefix: the table service's, unless a front end says otherwise
 
     def __init__(self, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -25,7 +26,7 @@ class DynamoDBError(Exception):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body DynamoDB sends for this error."""
-        body: dict[str, Any] = {"__type": _PREFIX + self.code, "message": self.message}
+        body: dict[str, Any] = {"__type": self.namespace + self.code, "message": self.message}
         body.update(self.extra)
         return body
 

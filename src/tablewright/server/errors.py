@@ -8,8 +8,6 @@ prefix is kept for fidelity with what the real service sends.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tablewright.engine.errors import DynamoDBError
 
 _CORAL = "com.amazon.coral.service#"
@@ -18,11 +16,7 @@ _CORAL = "com.amazon.coral.service#"
 class FrontEndError(DynamoDBError):
     """A DynamoDB error raised by the HTTP layer (protocol, size or authentication)."""
 
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON body DynamoDB's front end sends for this error."""
-        body: dict[str, Any] = {"__type": _CORAL + self.code, "message": self.message}
-        body.update(self.extra)
-        return body
+    namespace = _CORAL
 
 
 def _front(code: str, status: int = 400) -> type[FrontEndError]:
