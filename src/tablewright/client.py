@@ -1,9 +1,11 @@
 """``connect()`` and ``resource()``: standard boto3 objects, served in-process by an engine or remotely.
 
-In-process, botocore still builds and parses every request exactly as it would for AWS; only the
-HTTP round trip is replaced: a ``before-send`` hook hands the serialised request to
-:meth:`Engine.handle` and returns the engine's answer as the HTTP response. Requests are unsigned
-(there is nobody to verify a signature), which saves botocore's signing cost on every call.
+In-process, botocore validates and serialises every request exactly as it would for AWS, and parses
+every response with its own parser; only the HTTP exchange is left out. The engine answers at botocore's
+``before-call`` hook (the hook botocore's own ``Stubber`` answers at), so a call skips what only a
+network needs: request signing, the HTTP request object, the retry loop, and encoding the response to
+JSON bytes that botocore would decode straight back. Errors go through botocore's full error parsing, so
+they raise the same ``ClientError`` subclasses, with the same modeled fields, as from AWS.
 """
 
 from __future__ import annotations
@@ -17,50 +19,76 @@ import botocore
 import orjson
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
+from botocore.model import OperationModel
+from botocore.parsers import JSONParser
 
 from . import __version__
 from .engine import Engine
 from .engine.errors import DynamoDBError, SerializationException
 
 _LOCAL_URL = "http://tablewright.local"
-_TARGET_PREFIXES = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
-_HEADERS = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "tablewright"}
+_HEADERS = {"content-type": "application/x-amz-json-1.0", "x-amzn-requestid": "tablewright"}
 # The unique_id of the in-process responder on a client's event system (lets a caller swap it out).
 RESPONDER_ID = "tablewright-engine-responder"
 # A fixed User-Agent for in-process clients. Without one, botocore assembles the header from a dozen
-# sanitised components twice per call (~100 µs each, more than the engine spends on a GetItem), for a
-# header nobody reads in-process. A user's Config(user_agent=...) or user_agent_extra still applies.
+# sanitised components on every call, for a header nobody reads in-process. A user's
+# Config(user_agent=...) or user_agent_extra still applies.
 _USER_AGENT = f"tablewright/{__version__}"  # boto3 appends its own Botocore/<version>
 
 
 class _Body:
-    """The minimal raw-response object botocore reads a body from."""
+    """The raw-response object botocore reads a body from; encodes the engine's answer only if read."""
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
+    def __init__(self, result: dict) -> None:
+        self._result = result
 
     def stream(self, **_: Any):
-        yield self._data
+        yield orjson.dumps(self._result)
+
+
+class _DecodedBodyParser(JSONParser):
+    """botocore's JSON parser, given the engine's answer as the dict its JSON would decode to.
+
+    Everything after decoding (blobs, timestamps, ResponseMetadata) is botocore's own code.
+    """
+
+    def _parse_body_as_json(self, body_contents: Any) -> Any:
+        if type(body_contents) is dict:
+            return body_contents
+        return super()._parse_body_as_json(body_contents)
+
+
+_PARSER = _DecodedBodyParser()
 
 
 def _responder(engine: Engine):
-    def respond(request: Any, **_: Any) -> AWSResponse:
-        target = request.headers.get("X-Amz-Target", b"")
-        target = target.decode() if isinstance(target, bytes) else target
-        operation = target.split(".", 1)[1] if target.startswith(_TARGET_PREFIXES) else target
-        status = 200
+    def respond(model: OperationModel, params: dict, **_: Any) -> tuple[AWSResponse, dict]:
         try:
-            body = request.body or b"{}"
             try:
-                payload = orjson.loads(body)
+                payload = orjson.loads(params.get("body") or b"{}")
             except orjson.JSONDecodeError as exc:
                 raise SerializationException(f"Request body is not valid JSON: {exc}") from None
-            result = engine.handle(operation, payload)
+            result = engine.handle(model.name, payload)
         except DynamoDBError as error:
-            status, result = error.status, error.to_wire()
-        return AWSResponse(request.url, status, dict(_HEADERS), _Body(orjson.dumps(result)))
+            return _error_response(model, error)
+        response = {"status_code": 200, "headers": _HEADERS, "body": result}
+        parsed = _PARSER.parse(response, model.output_shape)
+        parsed["ResponseMetadata"]["RetryAttempts"] = 0
+        return AWSResponse(_LOCAL_URL, 200, _HEADERS, _Body(result)), parsed
 
     return respond
+
+
+def _error_response(model: OperationModel, error: DynamoDBError) -> tuple[AWSResponse, dict]:
+    """An error parsed from its JSON bytes as botocore's endpoint does, modeled fields included."""
+    body = orjson.dumps(error.to_wire())
+    response = {"status_code": error.status, "headers": _HEADERS, "body": body}
+    parsed = _PARSER.parse(response, model.output_shape)
+    shape = model.service_model.shape_for_error_code(parsed.get("Error", {}).get("Code"))
+    if shape is not None:
+        parsed.update(_PARSER.parse(response, shape))
+    parsed["ResponseMetadata"]["RetryAttempts"] = 0
+    return AWSResponse(_LOCAL_URL, error.status, _HEADERS, _Body(error.to_wire())), parsed
 
 
 _LOOPBACK = ("localhost", "127.", "[::1]")
@@ -82,9 +110,10 @@ def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any
 
 
 def _attach(client: Any, engine: Engine) -> None:
-    # before-send.<service id> of this client only: dynamodb or dynamodb-streams.
+    # before-call.<service id> of this client only: dynamodb or dynamodb-streams. Registered last, so
+    # that a user's botocore Stubber on the same client still answers first.
     service_id = client.meta.service_model.service_id.hyphenize()
-    client.meta.events.register(f"before-send.{service_id}", _responder(engine), unique_id=RESPONDER_ID)
+    client.meta.events.register_last(f"before-call.{service_id}", _responder(engine), unique_id=RESPONDER_ID)
     client._tablewright_engine = engine
 
 

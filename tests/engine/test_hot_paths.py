@@ -74,16 +74,44 @@ def _slow(raw: object) -> object:
 
 def _fast(raw: object) -> object:
     try:
-        key = TABLE.request_key(raw)
-        return key, TABLE.encode_item_key(key, for_item=False)
+        return TABLE.key_and_encoding(raw)
     except ValidationException as error:
         return str(error)
+
+
+@given(st.text(max_size=12), numbers)
+def test_key_shortcut_matches_full_validation_for_any_key(pk: str, sk: str) -> None:
+    raw = {"pk": {"S": pk}, "sk": {"N": sk}}
+    assert _fast(raw) == _slow(raw)
+
+
+@given(st.text(min_size=1, max_size=12), numbers, items)
+def test_item_key_shortcut_matches_the_checked_encoding(pk: str, sk: str, rest: dict) -> None:
+    try:
+        item = validate_item({**rest, "pk": {"S": pk}, "sk": {"N": sk}})
+    except ValidationException:
+        return
+    try:
+        checked: object = TABLE._encode_key_checked(item, for_item=True)
+    except ValidationException as error:
+        checked = str(error)
+    try:
+        fast: object = TABLE.encode_item_key(item, for_item=True)
+    except ValidationException as error:
+        fast = str(error)
+    assert fast == checked
 
 
 @pytest.mark.parametrize(
     "raw",
     [
         {"pk": {"S": "a"}, "sk": {"N": "5"}},
+        {"pk": {"S": "a"}, "sk": {"N": "9" * 38 + "0" * 88}},  # the largest magnitude, as an integer
+        {"pk": {"S": "a"}, "sk": {"N": "9.9999999999999999999999999999999999999E+125"}},
+        {"pk": {"S": "é"}, "sk": {"N": "1"}},  # not ASCII: measured in UTF-8 bytes
+        {"pk": {"S": "\ud800"}, "sk": {"N": "1"}},  # a lone surrogate is not a string DynamoDB stores
+        {"pk": {"S": "x" * 2048}, "sk": {"N": "1"}},
+        {"pk": {"S": "x" * 2049}, "sk": {"N": "1"}},
         {"pk": {"S": "a"}, "sk": {"N": "5.0"}},  # normalised by the slow path
         {"pk": {"S": "a"}, "sk": {"N": "-0"}},
         {"pk": {"S": ""}, "sk": {"N": "1"}},
@@ -113,7 +141,7 @@ def test_in_process_client_sends_a_fixed_user_agent_with_the_users_extra() -> No
     seen: list[str] = []
     client = tablewright.connect(config=Config(user_agent_extra="myapp/1.0"))
     client.meta.events.register_first(
-        "before-send.dynamodb", lambda request, **_: seen.append(request.headers["User-Agent"].decode())
+        "before-call.dynamodb", lambda params, **_: seen.append(params["headers"]["User-Agent"])
     )
     client.list_tables()
     assert seen[0].startswith(f"tablewright/{tablewright.__version__}")

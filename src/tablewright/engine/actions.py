@@ -18,9 +18,9 @@ from .capacity import Consumed
 from .catalog import TableMeta
 from .errors import (
     ConditionalCheckFailedException,
-    InternalServerError,
     ItemCollectionSizeLimitExceededException,
     ResourceNotFoundException,
+    StaleDefinition,
     ValidationException,
 )
 from .types import Item, equal, invalid, validate_item, validate_item_sized
@@ -33,23 +33,18 @@ RETURN_VALUES = {
     "DeleteItem": {"NONE", "ALL_OLD"},
     "UpdateItem": {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"},
 }
-LEGACY = (
-    "Expected",
-    "AttributeUpdates",
-    "AttributesToGet",
-    "ConditionalOperator",
-    "KeyConditions",
-    "QueryFilter",
-    "ScanFilter",
+# Every field that parse() may read: a request with none of them has no expressions.
+EXPRESSION_FIELDS = frozenset(
+    {
+        "ConditionExpression",
+        "UpdateExpression",
+        "ProjectionExpression",
+        "KeyConditionExpression",
+        "FilterExpression",
+        "ExpressionAttributeNames",
+        "ExpressionAttributeValues",
+    }
 )
-
-
-def reject_legacy(request: dict) -> None:
-    for name in LEGACY:
-        if name in request:
-            raise ValidationException(
-                f"The legacy parameter {name} is not supported by this engine; use the expression parameters instead"
-            )
 
 
 @dataclass
@@ -67,6 +62,8 @@ class Expressions:
     @classmethod
     def parse(cls, request: dict, **parsers: str) -> Expressions:
         """Parse the request's expression fields; ``parsers`` maps an attribute of this class to a field name."""
+        if EXPRESSION_FIELDS.isdisjoint(request):
+            return _NONE
         names = request.get("ExpressionAttributeNames")
         raw_values = request.get("ExpressionAttributeValues")
         texts = {attribute: request.get(field_name) for attribute, field_name in parsers.items()}
@@ -170,9 +167,7 @@ class Action:
                 f"Requested resource not found: Table: {self.table.name} not found"
             )
         if current is not self.table:
-            raise InternalServerError(
-                f"The definition of table {self.table.name} changed while the request ran; retry the request"
-            )
+            raise StaleDefinition(self.table.name)
 
     def compute(self, old: Item | None) -> Item | None:
         raise NotImplementedError

@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .errors import ValidationException
+from .errors import UnknownIndexException, ValidationException
 from .types import (
     MAX_ITEM_SIZE,
+    AttributeValue,
     Item,
+    decode_binary,
     encode_key,
+    encode_number_key,
     invalid,
     is_canonical_number,
     item_size,
@@ -24,32 +27,80 @@ from .types import (
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024
+# Key bytes of a validated, normalised key payload, by type (see types.encode_key).
+_PLAIN_ENCODERS = {"S": str.encode, "N": encode_number_key, "B": decode_binary}
 
 
 @dataclass(frozen=True)
 class KeySchema:
-    """The hash and optional range attribute of a table or index, with their scalar types."""
+    """The HASH and RANGE attributes of a table or index, with their scalar types.
+
+    Tables and LSIs have one HASH and at most one RANGE attribute. A GSI may have up to four of each
+    (multi-attribute keys): ``hash_name``/``range_name`` are then the first of each and ``more_hash``/
+    ``more_range`` the rest, in key-schema order, so single-attribute code paths stay as they were.
+    """
 
     hash_name: str
     hash_type: str
     range_name: str | None = None
     range_type: str | None = None
+    more_hash: tuple[tuple[str, str], ...] = ()
+    more_range: tuple[tuple[str, str], ...] = ()
 
     # Cached: read on every request (frozen, so computed once per schema).
     @cached_property
     def names(self) -> tuple[str, ...]:
-        return (self.hash_name, self.range_name) if self.range_name else (self.hash_name,)
+        return tuple(name for name, _ in self.typed)
 
     @cached_property
     def typed(self) -> tuple[tuple[str, str], ...]:
-        """``(name, scalar type)`` of the hash and range attribute."""
-        pairs = [(self.hash_name, self.hash_type)]
-        if self.range_name:
-            pairs.append((self.range_name, self.range_type or ""))
-        return tuple(pairs)
+        """``(name, scalar type)`` of every key attribute: the HASH attributes, then the RANGE ones."""
+        return self.hash_attributes + self.range_attributes
+
+    @cached_property
+    def hash_attributes(self) -> tuple[tuple[str, str], ...]:
+        return ((self.hash_name, self.hash_type), *self.more_hash)
+
+    @cached_property
+    def range_attributes(self) -> tuple[tuple[str, str], ...]:
+        if self.range_name is None:
+            return ()
+        return ((self.range_name, self.range_type or ""), *self.more_range)
+
+    @cached_property
+    def composite(self) -> bool:
+        """True when the partition or the sort key is made of several attributes (GSIs only)."""
+        return bool(self.more_hash or self.more_range)
 
     def extract(self, item: Item) -> Item:
         return {name: item[name] for name in self.names if name in item}
+
+
+# -------------------------------------------------------------------------------- multi-attribute keys
+# A key made of several attributes is stored as one byte string whose order is the lexicographic order
+# of its components: each component is the attribute's single-attribute key bytes (encode_key) with
+# every 0x00 escaped as 0x00 0xFF, followed by the terminator 0x00 0x01. The terminator sorts below
+# any continuation (an escaped 0x00 or a byte >= 0x01), so a shorter component sorts first and no
+# component is a prefix of another. Single-attribute keys keep their plain encoding (existing files).
+
+COMPONENT_END = b"\x00\x01"
+
+
+def escape_component(encoded: bytes) -> bytes:
+    """The escaped body of one component (no terminator): a prefix of a value escapes to a prefix."""
+    return encoded.replace(b"\x00", b"\x00\xff")
+
+
+def encode_component(value: AttributeValue) -> bytes:
+    """One attribute value as a terminated component of a multi-attribute key."""
+    return escape_component(encode_key(value)) + COMPONENT_END
+
+
+def encode_key_part(attributes: tuple[tuple[str, str], ...], values: tuple[AttributeValue, ...]) -> bytes:
+    """The stored bytes of a partition or sort key: plain for one attribute, components for several."""
+    if len(attributes) == 1:
+        return encode_key(values[0])
+    return b"".join(encode_component(value) for value in values)
 
 
 @dataclass(frozen=True)
@@ -64,6 +115,8 @@ class IndexMeta:
 
     def entry_key(self, item: Item) -> tuple[bytes, bytes] | None:
         """The index key bytes of an item, or None when the item is not in this (sparse) index."""
+        if self.key.composite:
+            return self._composite_entry_key(item)
         hash_value = item.get(self.key.hash_name)
         if hash_value is None or self.key.hash_type not in hash_value:
             return None
@@ -74,13 +127,23 @@ class IndexMeta:
                 return None
         return encode_key(hash_value), encode_key(range_value) if range_value else b""
 
+    def _composite_entry_key(self, item: Item) -> tuple[bytes, bytes] | None:
+        """:meth:`entry_key` of a multi-attribute key: the item is indexed only with every attribute."""
+        parts: list[bytes] = []
+        for attributes in (self.key.hash_attributes, self.key.range_attributes):
+            values = []
+            for name, kind in attributes:
+                value = item.get(name)
+                if value is None or kind not in value:
+                    return None
+                values.append(value)
+            parts.append(encode_key_part(attributes, tuple(values)) if attributes else b"")
+        return parts[0], parts[1]
+
     def check_item(self, item: Item) -> None:
         """Reject index key attributes of the wrong type or empty, as DynamoDB does on write."""
-        for name, kind in (
-            (self.key.hash_name, self.key.hash_type),
-            (self.key.range_name, self.key.range_type),
-        ):
-            if name is None or name not in item:
+        for name, kind in self.key.typed:
+            if name not in item:
                 continue
             value = item[name]
             actual = next(iter(value))
@@ -119,13 +182,23 @@ class TableMeta:
     tags: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    # A TableMeta is never changed after it is built (a redefinition builds a new one), so what every
+    # request derives from it is derived once.
+    @cached_property
     def has_local_indexes(self) -> bool:
         return any(index.kind == "LSI" for index in self.indexes.values())
 
-    @property
+    @cached_property
     def sql_name(self) -> str:
         return f"t{self.id}"
+
+    @cached_property
+    def select_item_sql(self) -> str:
+        return f"SELECT item, size FROM {self.sql_name} WHERE h = ? AND pk = ? AND sk = ?"
+
+    @cached_property
+    def upsert_item_sql(self) -> str:
+        return f"INSERT OR REPLACE INTO {self.sql_name} (h, pk, sk, size, item) VALUES (?, ?, ?, ?, ?)"
 
     def index_sql_name(self, index: IndexMeta) -> str:
         return f"t{self.id}_i{index.number}"
@@ -134,7 +207,7 @@ class TableMeta:
         try:
             return self.indexes[name]
         except KeyError:
-            raise ValidationException(f"The table does not have the specified index: {name}") from None
+            raise UnknownIndexException(f"The table does not have the specified index: {name}") from None
 
     # ------------------------------------------------------------------------------------- key checks
 
@@ -143,6 +216,68 @@ class TableMeta:
 
     def encode_item_key(self, item: Item, *, for_item: bool) -> tuple[int, bytes, bytes]:
         """Check the primary key attributes of an item (``for_item``) or a Key map, and encode them."""
+        if for_item:
+            encoded = self._encode_plain_key(item)
+            if encoded is not None:
+                return encoded
+        return self._encode_key_checked(item, for_item=for_item)
+
+    def key_and_encoding(self, raw: Any) -> tuple[Item, tuple[int, bytes, bytes]]:
+        """A request's Key map validated and normalised, with its encoding (:meth:`request_key` and
+        :meth:`encode_item_key` in one pass over a well-formed key; the full checks otherwise)."""
+        schema = self.key
+        if type(raw) is dict and len(raw) == (1 if schema.range_name is None else 2):
+            # The common shapes in one pass: S or canonical N values of the schema's attributes.
+            key: Item = {}
+            parts: list[bytes] = []
+            for name, kind in schema.typed:
+                value = raw.get(name)
+                payload = value.get(kind) if type(value) is dict and len(value) == 1 else None
+                if type(payload) is not str or not payload:
+                    break
+                if kind == "S":
+                    if not payload.isascii():
+                        break  # UTF-8 length and lone surrogates: the checked path
+                    parts.append(payload.encode())
+                elif kind == "N" and is_canonical_number(payload):
+                    parts.append(encode_number_key(payload))
+                else:
+                    break
+                key[name] = {kind: payload}
+            else:
+                pk = parts[0]
+                sk = parts[1] if len(parts) > 1 else b""
+                if len(pk) <= MAX_PARTITION_KEY_BYTES and len(sk) <= MAX_SORT_KEY_BYTES:
+                    return key, (partition_hash(pk), pk, sk)
+        key = validate_item(raw, "key")
+        return key, self._encode_key_checked(key, for_item=False)
+
+    def _encode_plain_key(self, item: Item) -> tuple[int, bytes, bytes] | None:
+        """The encoded key of an already validated item whose key attributes are present, of the right
+        type and within the limits; None for anything else (the checked path raises the exact error)."""
+        schema = self.key
+        value = item.get(schema.hash_name)
+        payload = value.get(schema.hash_type) if type(value) is dict else None
+        if not payload:  # missing, another type, or an empty string/binary
+            return None
+        try:
+            pk = _PLAIN_ENCODERS[schema.hash_type](payload)
+            if len(pk) > MAX_PARTITION_KEY_BYTES:
+                return None
+            sk = b""
+            if schema.range_name is not None:
+                value = item.get(schema.range_name)
+                payload = value.get(schema.range_type) if type(value) is dict else None
+                if not payload:
+                    return None
+                sk = _PLAIN_ENCODERS[schema.range_type](payload)
+                if len(sk) > MAX_SORT_KEY_BYTES:
+                    return None
+        except UnicodeEncodeError:  # a lone surrogate in a Key map: validation words the error
+            return None
+        return partition_hash(pk), pk, sk
+
+    def _encode_key_checked(self, item: Item, *, for_item: bool) -> tuple[int, bytes, bytes]:
         names = self.key.names
         if not for_item and (len(item) != len(names) or any(n not in item for n in names)):
             raise ValidationException("The provided key element does not match the schema")
@@ -214,11 +349,15 @@ class TableMeta:
 
 
 def parse_key_schema(key_schema: list[dict], definitions: dict[str, str]) -> KeySchema:
-    hash_name = next(k["AttributeName"] for k in key_schema if k["KeyType"] == "HASH")
-    range_name = next((k["AttributeName"] for k in key_schema if k["KeyType"] == "RANGE"), None)
-    return KeySchema(
-        hash_name, definitions[hash_name], range_name, definitions[range_name] if range_name else None
-    )
+    """The KeySchema of a stored description (already checked: HASH elements first, then RANGE ones)."""
+    hashes = [
+        (k["AttributeName"], definitions[k["AttributeName"]]) for k in key_schema if k["KeyType"] == "HASH"
+    ]
+    ranges = [
+        (k["AttributeName"], definitions[k["AttributeName"]]) for k in key_schema if k["KeyType"] == "RANGE"
+    ]
+    range_name, range_type = ranges[0] if ranges else (None, None)
+    return KeySchema(hashes[0][0], hashes[0][1], range_name, range_type, tuple(hashes[1:]), tuple(ranges[1:]))
 
 
 def table_meta_from(row_id: int, document: dict[str, Any]) -> TableMeta:

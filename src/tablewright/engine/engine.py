@@ -13,14 +13,36 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import ttl
-from .errors import DynamoDBError, InternalServerError, UnknownOperationException
+from . import legacy, ttl
+from .errors import (
+    DynamoDBError,
+    InternalServerError,
+    StaleDefinition,
+    UnknownIndexException,
+    UnknownOperationException,
+)
 from .ops import OPERATIONS
 from .storage import Store
 from .types import nesting_error
 from .validation import validate_request
 
 Request = dict[str, Any]
+# The data plane runs on the cached catalog (see Store.table); every other operation re-reads it first.
+CACHED_CATALOG_OPERATIONS = frozenset(
+    {
+        "GetItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "Query",
+        "Scan",
+        "BatchGetItem",
+        "BatchWriteItem",
+        "TransactGetItems",
+        "TransactWriteItems",
+    }
+)
+_ATTEMPTS = 3  # runs of a request whose table definitions another process keeps changing
 Response = dict[str, Any]
 
 
@@ -68,20 +90,42 @@ class Engine:
         function = OPERATIONS.get(operation)
         if function is None:
             raise UnknownOperationException(f"Unknown operation: {operation}")
-        request = {} if request is None else request
-        if self._validate:
-            validate_request(operation, request)
         try:
-            return function(self, request)
+            return self._run(operation, function, {} if request is None else request)
         except DynamoDBError:
             raise
         except RecursionError:
             raise nesting_error() from None
-        except sqlite3.OperationalError as error:
-            # A table dropped by another process between lookup and use, or a lock held past the timeout.
+        except sqlite3.OperationalError as error:  # a lock held past the timeout, a full disk, ...
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
+
+    def _run(
+        self, operation: str, function: Callable[[Engine, Request], Response], request: Request
+    ) -> Response:
+        if self._validate:
+            validate_request(operation, request)
+        if operation == "BatchGetItem" or not legacy.LEGACY_FIELDS.isdisjoint(request):
+            request = legacy.translate(operation, request)  # pre-expression parameters -> expressions
+        if operation not in CACHED_CATALOG_OPERATIONS:
+            self.store.refresh()
+        for attempt in range(_ATTEMPTS):
+            try:
+                return function(self, request)
+            except StaleDefinition:
+                continue  # the write's transaction re-read the catalog: prepare it again on the new definition
+            except UnknownIndexException:
+                if attempt or not self.store.refresh():
+                    raise
+            except sqlite3.OperationalError as error:
+                # A table or index dropped by another process since this one cached its definition (ids
+                # are never reused, so the statement fails rather than reading another table).
+                if "no such table" not in str(error) or attempt or not self.store.refresh():
+                    raise
+        raise InternalServerError(
+            f"Table definitions changed {_ATTEMPTS} times while {operation} ran; retry the request"
+        )
 
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)

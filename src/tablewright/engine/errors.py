@@ -50,6 +50,7 @@ UnknownOperationException = _error("UnknownOperationException")
 InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")
 ExpiredIteratorException = _error("ExpiredIteratorException")
+DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
 
 
 class ConditionalCheckFailedException(DynamoDBError):
@@ -78,3 +79,13 @@ class TransactionCanceledException(DynamoDBError):
         )
         self.reasons = reasons
         self.extra = {"CancellationReasons": reasons}
+
+
+class UnknownIndexException(ValidationException):  # type: ignore[misc, valid-type]
+    """The table (as this process knows it) has no index of that name: a ValidationException to callers;
+    the engine first re-reads the catalog in case another process added the index."""
+
+
+class StaleDefinition(Exception):
+    """Internal, never reaches a caller: a write found, inside its transaction, that the table definition
+    it was prepared against has changed (another process altered the table); the engine runs it again."""

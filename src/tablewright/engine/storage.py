@@ -113,16 +113,15 @@ class Store:
         """A consistent snapshot for the statements of one read request.
 
         ``single``: the request runs one statement, which SQLite already runs on one snapshot, so the
-        BEGIN/COMMIT round trip is skipped.
+        BEGIN/COMMIT round trip is skipped. Reads use the cached catalog (see :meth:`table`).
         """
         with self._lock if self.path is None else contextlib.nullcontext():
             conn = self.conn
-            if single:  # the caller looked its table up through table(), which refreshed the catalog
+            if single:
                 yield conn
                 return
             conn.execute("BEGIN")
             try:
-                self._refresh_catalog(conn)
                 yield conn
             finally:
                 conn.execute("COMMIT")
@@ -158,10 +157,28 @@ class Store:
             self._catalog_version = version
 
     def table(self, name: str) -> TableMeta | None:
-        """The current definition of a table (re-read if another connection changed the catalog)."""
-        if self.path is not None and not self.conn.in_transaction:
+        """A table's definition from the cached catalog, re-read first if the table is not in it.
+
+        The cache is not checked against the file on every call (that is a statement per request).
+        A stale definition cannot go unnoticed: writes re-check it inside their transaction, table
+        and index ids are never reused, so a read of a dropped table or index fails with "no such
+        table", and :class:`~tablewright.engine.engine.Engine` then calls :meth:`refresh` and runs the
+        request again. Operations that report definitions (DescribeTable, ...) refresh first.
+        """
+        meta = self._catalog.get(name)
+        if meta is None and self.path is not None and not self.conn.in_transaction:
             self._refresh_catalog(self.conn)
-        return self._catalog.get(name)
+            meta = self._catalog.get(name)
+        return meta
+
+    def refresh(self) -> bool:
+        """Re-read the catalog if another connection changed it; return whether any definition changed."""
+        if self.path is None:
+            return False
+        before = self._catalog_version
+        if not self.conn.in_transaction:
+            self._refresh_catalog(self.conn)
+        return self._catalog_version != before
 
     def tables(self) -> list[str]:
         if self.path is not None and not self.conn.in_transaction:
@@ -224,9 +241,7 @@ class Store:
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]
     ) -> tuple[Item, int] | None:
         """The stored item and its size, or None."""
-        row = conn.execute(
-            f"SELECT item, size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key
-        ).fetchone()
+        row = conn.execute(meta.select_item_sql, key).fetchone()
         return (orjson.loads(row[0]), row[1]) if row else None
 
     def fetch_single(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[Item, int] | None:
@@ -247,10 +262,7 @@ class Store:
         old: Item | None,
     ) -> None:
         """Store an item (replacing ``old``, which the caller read in this transaction) and its index entries."""
-        conn.execute(
-            f"INSERT OR REPLACE INTO {meta.sql_name} (h, pk, sk, size, item) VALUES (?, ?, ?, ?, ?)",
-            (*key, size, orjson.dumps(item)),
-        )
+        conn.execute(meta.upsert_item_sql, (*key, size, orjson.dumps(item)))
         if meta.indexes:
             self._reindex(conn, meta, key, old, item)
 

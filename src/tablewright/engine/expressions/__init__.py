@@ -41,7 +41,13 @@ from __future__ import annotations
 
 from .conditions import check_condition, evaluate_condition, evaluate_in_scope
 from .grammar import parse_condition, parse_projection, parse_update
-from .keys import KeyCondition, parse_key_condition, resolve_key_condition
+from .keys import (
+    KeyCondition,
+    KeyConditions,
+    parse_key_condition,
+    resolve_key_condition,
+    resolve_key_conditions,
+)
 from .nodes import ConditionExpr, KeyConditionExpr, Path, ProjectionExpr, UpdateExpr
 from .placeholders import check_placeholders
 from .projections import project
@@ -50,6 +56,7 @@ from .updates import apply_update, updated_paths
 __all__ = [
     "ConditionExpr",
     "KeyCondition",
+    "KeyConditions",
     "KeyConditionExpr",
     "Path",
     "ProjectionExpr",
@@ -65,5 +72,6 @@ __all__ = [
     "parse_update",
     "project",
     "resolve_key_condition",
+    "resolve_key_conditions",
     "updated_paths",
 ]

@@ -1,8 +1,18 @@
 """KeyConditionExpression: ``hash = :v`` optionally ``AND`` one range condition, in either order.
 
+A GSI with a multi-attribute key (up to four HASH and four RANGE attributes) takes an equality on
+every HASH attribute and conditions on a left-to-right run of its RANGE attributes: equalities, of
+which the last one named may instead be a range condition. Decisions: a gap or a range condition
+before the last named RANGE attribute is reported, for the first RANGE attribute named after such a
+one, as DynamoDB words it ("RANGE key attributes <a> must have equality conditions specified in the
+query because a condition is present on key attribute <b>", as recorded against AWS by public test
+suites); a missing HASH attribute or a non-equality on one reuses the single-key wording; a name that
+is no key attribute reports the first RANGE attribute not named, or "Query key condition not
+supported" when all are (as for single keys). Up to max(2, key attributes) conditions are accepted.
+
 Parsing reuses the condition grammar and then checks the shape (so the messages match DynamoDB's);
-resolution binds the placeholders and the table's key names into a :class:`KeyCondition` that the
-query planner can use directly. The caller checks each value's type against the key schema.
+resolution binds the placeholders and the key names into a :class:`KeyConditions` that the query
+planner can use directly. The caller checks each value's type against the key schema.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from .resolve import Scope
 
 KIND = "KeyConditionExpression"
 RANGE_OPERATORS = frozenset({"=", "<", "<=", ">", ">=", "BETWEEN", "begins_with"})
+MAX_KEY_CONDITIONS = 8  # four HASH and four RANGE attributes of a multi-attribute GSI key
 # A comparison written value-first (":v < sk") means the mirrored comparison on the key.
 _MIRRORED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -45,6 +56,21 @@ class KeyCondition:
     range_values: tuple[AttributeValue, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class KeyConditions:
+    """A resolved key condition for a key of any number of attributes.
+
+    ``hash_values``: one per HASH attribute, in key-schema order. ``range_prefix``: equalities on the
+    leading RANGE attributes; ``range_op``/``range_values``: the condition on the RANGE attribute that
+    follows them (the last one named), ``None`` when no RANGE attribute is named.
+    """
+
+    hash_values: tuple[AttributeValue, ...]
+    range_prefix: tuple[AttributeValue, ...] = ()
+    range_op: str | None = None
+    range_values: tuple[AttributeValue, ...] = ()
+
+
 @functools.lru_cache(maxsize=4096)
 def parse_key_condition(text: str, kind: str = KIND) -> KeyConditionExpr:
     """Parse a KeyConditionExpression and check it has the shape DynamoDB accepts."""
@@ -52,7 +78,7 @@ def parse_key_condition(text: str, kind: str = KIND) -> KeyConditionExpr:
     root = parser.condition()
     parser.expect_end()
     conditions = _conjuncts(root, kind)
-    if len(conditions) > 2:
+    if len(conditions) > MAX_KEY_CONDITIONS:
         raise invalid_expression(kind, "KeyConditionExpressions must only contain one condition per key")
     parts = tuple(_key_part(c, kind) for c in conditions)
     return KeyConditionExpr(kind, frozenset(parser.names), frozenset(parser.values), parts)
@@ -107,11 +133,26 @@ def resolve_key_condition(
     hash_name: str,
     range_name: str | None,
 ) -> KeyCondition:
-    """Bind the expression to the table's (or index's) key names; DynamoDB's errors for anything else.
+    """:func:`resolve_key_conditions` for a key of one HASH and at most one RANGE attribute."""
+    resolved = resolve_key_conditions(expr, names, values, (hash_name,), (range_name,) if range_name else ())
+    return KeyCondition(resolved.hash_values[0], resolved.range_op, resolved.range_values)
+
+
+def resolve_key_conditions(
+    expr: KeyConditionExpr,
+    names: dict[str, str] | None,
+    values: dict[str, Any] | None,
+    hash_names: tuple[str, ...],
+    range_names: tuple[str, ...],
+) -> KeyConditions:
+    """Bind the expression to a table's or index's key names; DynamoDB's errors for anything else.
 
     Errors against the key schema carry no ``Invalid KeyConditionExpression:`` prefix, as in DynamoDB.
     """
     scope = Scope(expr.kind, names, values)
+    # Two conditions are always allowed (a hash-only key then reports the unsupported range condition).
+    if len(expr.parts) > max(2, len(hash_names) + len(range_names)):
+        raise invalid_expression(expr.kind, "KeyConditionExpressions must only contain one condition per key")
     by_key: dict[str, KeyPart] = {}
     for part in expr.parts:
         name = scope.name(part.name) if part.name.startswith("#") else part.name
@@ -120,25 +161,57 @@ def resolve_key_condition(
                 expr.kind, "KeyConditionExpressions must only contain one condition per key"
             )
         by_key[name] = part
-    hash_part = by_key.pop(hash_name, None)
-    if hash_part is None:
-        raise ValidationException(f"Query condition missed key schema element: {hash_name}")
-    if hash_part.op != "=":
-        raise ValidationException("Query key condition not supported")
-    hash_value = scope.value(hash_part.values[0].name)
+    hash_values = []
+    for hash_name in hash_names:
+        hash_part = by_key.pop(hash_name, None)
+        if hash_part is None:
+            raise ValidationException(f"Query condition missed key schema element: {hash_name}")
+        if hash_part.op != "=":
+            raise ValidationException("Query key condition not supported")
+        hash_values.append(scope.value(hash_part.values[0].name))
     if not by_key:
-        return KeyCondition(hash_value)
-    if range_name is None:
+        return KeyConditions(tuple(hash_values))
+    if not range_names:
         raise ValidationException("Query key condition not supported")
-    range_part = by_key.get(range_name)
-    if range_part is None:
-        raise ValidationException(f"Query condition missed key schema element: {range_name}")
-    range_values = tuple(scope.value(v.name) for v in range_part.values)
+    if set(by_key) - set(range_names):
+        missing = next((name for name in range_names if name not in by_key), None)
+        if missing is None:
+            raise ValidationException("Query key condition not supported")
+        raise ValidationException(f"Query condition missed key schema element: {missing}")
+    named = [name for name in range_names if name in by_key]
+    _check_range_run(range_names, by_key)
+    parts = [by_key[name] for name in named]
+    resolved = [_range_values(part, scope, expr.kind) for part in parts]
+    return KeyConditions(
+        tuple(hash_values),
+        tuple(values[0] for values in resolved[:-1]),
+        parts[-1].op,
+        resolved[-1],
+    )
+
+
+def _check_range_run(range_names: tuple[str, ...], by_key: dict[str, KeyPart]) -> None:
+    """Every RANGE attribute before a named one must be named with ``=`` (no gap, range op last)."""
+    for later_index, later in enumerate(range_names):
+        if later not in by_key:
+            continue
+        for prior in range_names[:later_index]:
+            part = by_key.get(prior)
+            if part is None or part.op != "=":
+                raise ValidationException(
+                    f"RANGE key attributes {prior} must have equality conditions specified in the query "
+                    f"because a condition is present on key attribute {later}"
+                )
+
+
+def _range_values(part: KeyPart, scope: Scope, kind: str) -> tuple[AttributeValue, ...]:
+    """The bound values of one RANGE condition, checked against what its operator accepts."""
+    range_values = tuple(scope.value(v.name) for v in part.values)
     for value in range_values:
         if next(iter(value)) not in ("S", "N", "B") or (
-            range_part.op == "begins_with" and next(iter(value)) == "N"
+            part.op == "begins_with" and next(iter(value)) == "N"
         ):
-            raise incorrect_operand(expr.kind, range_part.op, value)
-    if range_part.op == "BETWEEN":
-        check_bounds(range_values[0], range_values[1], expr.kind)
-    return KeyCondition(hash_value, range_part.op, range_values)
+            raise incorrect_operand(kind, part.op, value)
+    if part.op == "BETWEEN":
+        check_bounds(range_values[0], range_values[1], kind)
+    return range_values

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import batch, items, reads, settings, streams, tables, transactions
+from . import batch, items, partiql, reads, settings, streams, tables, transactions
 
 OPERATIONS = {
     **tables.OPERATIONS,
@@ -12,4 +12,5 @@ OPERATIONS = {
     **batch.OPERATIONS,
     **transactions.OPERATIONS,
     **streams.OPERATIONS,
+    **partiql.OPERATIONS,
 }

@@ -12,7 +12,6 @@ from ..actions import (
     Update,
     check_return_values,
     new_item_sized,
-    reject_legacy,
 )
 from ..capacity import Consumed, read_units
 from ..expressions.projections import project_paths
@@ -39,7 +38,6 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
 
 
 def put_item(engine: Engine, request: dict) -> dict:
-    reject_legacy(request)
     table = require_table(engine, request["TableName"])
     returns = check_return_values("PutItem", request)
     item, key, encoded, size = new_item_sized(table, request["Item"])
@@ -67,31 +65,33 @@ def put_item(engine: Engine, request: dict) -> dict:
 
 
 def delete_item(engine: Engine, request: dict) -> dict:
-    reject_legacy(request)
     table = require_table(engine, request["TableName"])
     returns = check_return_values("DeleteItem", request)
+    key, encoded = table.key_and_encoding(request["Key"])
     action = Delete(
         engine,
         table,
-        table.request_key(request["Key"]),
+        key,
         Expressions.parse(request, condition="ConditionExpression"),
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+        encoded_key=encoded,
     )
     action.run()
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
 
 
 def update_item(engine: Engine, request: dict) -> dict:
-    reject_legacy(request)
     table = require_table(engine, request["TableName"])
     returns = check_return_values("UpdateItem", request)
     expressions = Expressions.parse(request, condition="ConditionExpression", update="UpdateExpression")
+    key, encoded = table.key_and_encoding(request["Key"])
     action = Update(
         engine,
         table,
-        table.request_key(request["Key"]),
+        key,
         expressions,
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
+        encoded_key=encoded,
     )
     action.run()
     return _respond(action, request, _returned(returns, action, expressions))
@@ -112,10 +112,9 @@ def _returned(returns: str, action: Update, expressions: Expressions) -> dict | 
 
 
 def get_item(engine: Engine, request: dict) -> dict:
-    reject_legacy(request)
     table = require_table(engine, request["TableName"])
     expressions = Expressions.parse(request, projection="ProjectionExpression")
-    encoded = table.encode_item_key(table.request_key(request["Key"]), for_item=False)
+    _, encoded = table.key_and_encoding(request["Key"])
     row = engine.store.fetch_single(table, encoded)
     response: dict[str, Any] = {}
     if row is not None:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import expressions as ex
-from ..actions import Expressions, reject_legacy
+from ..actions import Expressions
 from ..capacity import READ_UNIT, Consumed
-from ..catalog import IndexMeta, KeySchema, TableMeta
+from ..catalog import IndexMeta, KeySchema, TableMeta, encode_component, encode_key_part, escape_component
 from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
 from ..types import encode_key, invalid, partition_hash, validate_item
@@ -71,7 +71,6 @@ _COLUMNS = {
 
 
 def _source(engine: Engine, request: dict, operation: str) -> Source:
-    reject_legacy(request)
     table = require_table(engine, request["TableName"])
     index = table.index(request["IndexName"]) if "IndexName" in request else None
     if index is not None and index.kind == "GSI" and request.get("ConsistentRead"):
@@ -87,14 +86,18 @@ def _select(source: Source, request: dict, expressions: Expressions) -> str:
             if expressions.projection
             else ("ALL_PROJECTED_ATTRIBUTES" if source.index else "ALL_ATTRIBUTES")
         )
+    # DynamoDB words these as model-validation errors on Query (with the envelope), plainly on Scan.
+    envelope = "1 validation error detected: " if "KeyConditionExpression" in request else ""
     if expressions.projection is not None and select != "SPECIFIC_ATTRIBUTES":
+        chosen = "only the Count" if select == "COUNT" else select
         raise ValidationException(
-            f"Cannot specify the ProjectionExpression when choosing to get {select}"
-            if select != "COUNT"
-            else "Cannot specify the AttributesToGet when choosing to get only the COUNT"
+            f"{envelope}Cannot specify the ProjectionExpression when choosing to get {chosen}"
         )
     if select == "SPECIFIC_ATTRIBUTES" and expressions.projection is None:
-        raise ValidationException("Select type SPECIFIC_ATTRIBUTES requires a ProjectionExpression")
+        raise ValidationException(
+            f"{envelope}Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+            "SPECIFIC_ATTRIBUTES"
+        )
     if select == "ALL_PROJECTED_ATTRIBUTES" and source.index is None:
         raise ValidationException(
             "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
@@ -184,6 +187,52 @@ def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tupl
     return " AND " + _RANGE_SQL[op], encoded
 
 
+def _check_types(attributes: tuple[tuple[str, str], ...], values: tuple) -> None:
+    for (_, kind), value in zip(attributes, values, strict=False):
+        if kind not in value:
+            raise invalid("Condition parameter type does not match schema type")
+
+
+# The bounds of a condition on one component of a multi-attribute sort key, as (lower inclusive, upper
+# exclusive) byte strings, given the encoded equality prefix ``p`` and the condition's components ``c``
+# (terminated values; for begins_with the escaped prefix without terminator). None: unbounded.
+_COMPONENT_BOUNDS = {
+    "=": lambda p, c: (c[0], _prefix_successor(c[0])),
+    "<": lambda p, c: (p, c[0]),
+    "<=": lambda p, c: (p, _prefix_successor(c[0])),
+    ">": lambda p, c: (_prefix_successor(c[0]), _prefix_successor(p)),
+    ">=": lambda p, c: (c[0], _prefix_successor(p)),
+    "BETWEEN": lambda p, c: (c[0], _prefix_successor(c[1])),
+    "begins_with": lambda p, c: (c[0], _prefix_successor(c[0])),
+}
+
+
+def _composite_range_sql(key: KeySchema, condition: ex.KeyConditions) -> tuple[str, tuple]:
+    """SQL bounds on a multi-attribute sort key: an equality prefix, then one condition (see catalog)."""
+    if condition.range_op is None:
+        return "", ()
+    _check_types(key.range_attributes, condition.range_prefix)
+    last = key.range_attributes[len(condition.range_prefix)]
+    _check_types((last,) * len(condition.range_values), condition.range_values)
+    if condition.range_op == "begins_with" and last[1] == "N":
+        raise ValidationException(
+            "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+            "operator or function: begins_with, operand type: N"
+        )
+    prefix = b"".join(encode_component(v) for v in condition.range_prefix)
+    if condition.range_op == "begins_with":
+        components = (prefix + escape_component(encode_key(condition.range_values[0])),)
+    else:
+        components = tuple(prefix + encode_component(v) for v in condition.range_values)
+    lower, upper = _COMPONENT_BOUNDS[condition.range_op](prefix, components)
+    sql, params = "", ()
+    if lower:
+        sql, params = " AND x.sk >= ?", (lower,)
+    if upper is not None:
+        sql, params = sql + " AND x.sk < ?", (*params, upper)
+    return sql, params
+
+
 def _attributes_in(node: Any, names: dict | None) -> Iterator[str]:
     """The top-level attribute names an expression tree reads (placeholders resolved)."""
     if isinstance(node, PathExpr):
@@ -221,15 +270,21 @@ def query(engine: Engine, request: dict) -> dict:
     )
     _reject_key_filters(source, expressions)
     key = source.key
-    condition = ex.resolve_key_condition(
-        expressions.key_condition, expressions.names, expressions.values, key.hash_name, key.range_name
+    condition = ex.resolve_key_conditions(
+        expressions.key_condition,
+        expressions.names,
+        expressions.values,
+        tuple(name for name, _ in key.hash_attributes),
+        tuple(name for name, _ in key.range_attributes),
     )
-    if key.hash_type not in condition.hash_value:
-        raise invalid("Condition parameter type does not match schema type")
-    pk = encode_key(condition.hash_value)
+    _check_types(key.hash_attributes, condition.hash_values)
+    pk = encode_key_part(key.hash_attributes, condition.hash_values)
     where = "x.h = ? AND x.pk = ?"
     params: tuple = (partition_hash(pk), pk)
-    range_sql, range_params = _range_sql(source, condition.range_op, condition.range_values)
+    if len(key.range_attributes) > 1:
+        range_sql, range_params = _composite_range_sql(key, condition)
+    else:
+        range_sql, range_params = _range_sql(source, condition.range_op, condition.range_values)
     where += range_sql
     params += range_params
     forward = request.get("ScanIndexForward", True)

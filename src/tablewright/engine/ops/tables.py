@@ -55,14 +55,64 @@ def table_name_from_arn(engine: Engine, arn: str) -> str:
 # ------------------------------------------------------------------------------------------- definitions
 
 
-def _check_key_schema(key_schema: list[dict], definitions: dict[str, str], where: str) -> None:
+MAX_KEY_ATTRIBUTES = 4  # HASH, and separately RANGE, attributes of a GSI's multi-attribute key
+
+# DynamoDB's wording for a KeySchema that is not of the accepted shape (the multi-attribute ones as
+# catalogued from live DynamoDB responses in public material; which of two applicable errors DynamoDB
+# reports first is not documented: we check order, then counts, then duplicates, then definitions).
+KEY_SCHEMA_MESSAGES = {
+    "first_not_hash": "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
+    "second_not_range": "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
+    "same_name": "Both the Hash Key and the Range Key element in the KeySchema have the same name",
+    "duplicate_names": "The KeySchema contains multiple key attributes with the same name",
+    "hash_after_range": (
+        "One or more parameter values were invalid: All HASH key attributes must precede RANGE key "
+        "attributes in the KeySchema"
+    ),
+    "too_many_HASH": (
+        "One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of "
+        "HASH key attributes"
+    ),
+    "too_many_RANGE": (
+        "One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of "
+        "RANGE key attributes"
+    ),
+}
+
+
+def _check_key_schema(
+    key_schema: list[dict], definitions: dict[str, str], path: str, *, multi: bool = False
+) -> None:
+    """DynamoDB's rules for a KeySchema: one HASH then optionally one RANGE element (tables, LSIs), or
+    for a GSI (``multi``) 1-4 HASH elements then 0-4 RANGE elements. ``path`` names it in messages."""
     kinds = [k.get("KeyType") for k in key_schema]
-    if kinds.count("HASH") != 1 or kinds.count("RANGE") > 1 or (len(kinds) == 2 and kinds[0] != "HASH"):
-        raise invalid(
-            f"Invalid KeySchema: {where} must have exactly one HASH key, optionally followed by one RANGE key"
-        )
-    for key in key_schema:
-        name = key["AttributeName"]
+    names = [k["AttributeName"] for k in key_schema]
+    if kinds[0] != "HASH":
+        raise ValidationException(KEY_SCHEMA_MESSAGES["first_not_hash"])
+    if not multi:
+        if len(key_schema) > 2:
+            elements = ", ".join(
+                f"KeySchemaElement(attributeName={k['AttributeName']}, keyType={k.get('KeyType')})"
+                for k in key_schema
+            )
+            raise ValidationException(
+                f"1 validation error detected: Value '[{elements}]' at '{path}' failed to satisfy "
+                "constraint: Member must have length less than or equal to 2"
+            )
+        if len(key_schema) == 2 and names[0] == names[1]:
+            raise ValidationException(KEY_SCHEMA_MESSAGES["same_name"])
+        if len(key_schema) == 2 and kinds[1] != "RANGE":
+            raise ValidationException(KEY_SCHEMA_MESSAGES["second_not_range"])
+    else:
+        if "RANGE" in kinds and "HASH" in kinds[kinds.index("RANGE") :]:
+            raise ValidationException(KEY_SCHEMA_MESSAGES["hash_after_range"])
+        for kind in ("HASH", "RANGE"):
+            if kinds.count(kind) > MAX_KEY_ATTRIBUTES:
+                raise ValidationException(KEY_SCHEMA_MESSAGES[f"too_many_{kind}"])
+        if len(set(names)) != len(names):
+            same_pair = len(names) == 2 and kinds == ["HASH", "RANGE"]
+            raise ValidationException(KEY_SCHEMA_MESSAGES["same_name" if same_pair else "duplicate_names"])
+    for name in names:
         if name not in definitions:
             raise invalid(
                 f"Some index key attributes are not defined in AttributeDefinitions. Keys: [{name}], "
@@ -136,7 +186,7 @@ def create_table(engine: Engine, request: dict) -> dict:
     definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
     if len(definitions) != len(definitions_list):
         raise invalid("Duplicate AttributeName in AttributeDefinitions")
-    _check_key_schema(request["KeySchema"], definitions, "the table")
+    _check_key_schema(request["KeySchema"], definitions, "keySchema")
     table_hash = next(k["AttributeName"] for k in request["KeySchema"] if k["KeyType"] == "HASH")
     table_has_range = len(request["KeySchema"]) == 2
     billing = request.get("BillingMode", "PROVISIONED")
@@ -153,11 +203,15 @@ def create_table(engine: Engine, request: dict) -> dict:
     index_names: set[str] = set()
     projected = 0
     used = {k["AttributeName"] for k in request["KeySchema"]}
-    for kind, index in [("GSI", i) for i in gsis] + [("LSI", i) for i in lsis]:
+    numbered = [("GSI", n, i) for n, i in enumerate(gsis, 1)] + [("LSI", n, i) for n, i in enumerate(lsis, 1)]
+    for kind, number, index in numbered:
         if index["IndexName"] in index_names:
             raise invalid(f"Duplicate index name: {index['IndexName']}")
         index_names.add(index["IndexName"])
-        _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
+        field_path = "globalSecondaryIndexes" if kind == "GSI" else "localSecondaryIndexes"
+        _check_key_schema(
+            index["KeySchema"], definitions, f"{field_path}.{number}.member.keySchema", multi=kind == "GSI"
+        )
         used.update(k["AttributeName"] for k in index["KeySchema"])
         projected += _check_projection(index.get("Projection") or {}, index["IndexName"])
         if kind == "LSI":
@@ -337,7 +391,9 @@ def _update_indexes(
                 raise invalid(f"Index already exists: {index['IndexName']}")
             if len(gsis) >= MAX_GSIS:
                 raise LimitExceededException(QUOTA_MESSAGES["gsi_count_update"])
-            _check_key_schema(index["KeySchema"], definitions, f"index {index['IndexName']}")
+            _check_key_schema(
+                index["KeySchema"], definitions, "globalSecondaryIndexUpdates.create.keySchema", multi=True
+            )
             added = _check_projection(index.get("Projection") or {}, index["IndexName"])
             if added + _projected_count(description) > MAX_PROJECTED_ATTRIBUTES:
                 raise invalid(QUOTA_MESSAGES["projected"])
