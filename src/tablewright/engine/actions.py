@@ -115,9 +115,6 @@ class Action:
     expressions: Expressions
     return_on_failure: str = "NONE"
     transactional: bool = False
-    # Whether the stored item must be read first. A blind put (no condition, nothing returned, no index,
-    # no stream, no capacity report) can skip the read: the replaced item influences nothing.
-    needs_old: bool = True
     encoded_key: tuple[int, bytes, bytes] | None = None
     old: Item | None = None
     new: Item | None = None
@@ -148,9 +145,8 @@ class Action:
     # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
     def evaluate(self, conn: sqlite3.Connection) -> None:
         self._check_table_unchanged()
-        if self.needs_old:
-            row = self.engine.store.fetch(conn, self.table, self.encoded_key)
-            self.old, self.old_size = row if row else (None, 0)
+        row = self.engine.store.fetch(conn, self.table, self.encoded_key)
+        self.old, self.old_size = row if row else (None, 0)
         if not self.expressions.check(self.old or {}):
             self._charges.append((self.old, self.old, self.old_size, self.old_size))
             failed_item = self.old if self.return_on_failure == "ALL_OLD" else None

@@ -200,6 +200,14 @@ class TableMeta:
     def upsert_item_sql(self) -> str:
         return f"INSERT OR REPLACE INTO {self.sql_name} (h, pk, sk, size, item) VALUES (?, ?, ?, ?, ?)"
 
+    @cached_property
+    def guarded_upsert_item_sql(self) -> str:
+        """The upsert, done only while the stored catalog version is the sixth parameter."""
+        return (
+            f"INSERT OR REPLACE INTO {self.sql_name} (h, pk, sk, size, item) SELECT ?, ?, ?, ?, ? "
+            "FROM tw_meta WHERE key = 'catalog' AND value = ?"
+        )
+
     def index_sql_name(self, index: IndexMeta) -> str:
         return f"t{self.id}_i{index.number}"
 

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from .catalog import IndexMeta, TableMeta, table_meta_from
+from .errors import StaleDefinition
 from .types import Item, item_size, partition_hash
 
 FORMAT_VERSION = 1
@@ -149,12 +150,20 @@ class Store:
             previous = self._documents
             self._documents = {(table_id, bytes(document)) for table_id, document in rows}
             kept = {meta.id: meta for meta in self._catalog.values()}
-            self._catalog = {}
+            catalog = {}
             for table_id, document in rows:
                 same = (table_id, bytes(document)) in previous and table_id in kept
                 meta = kept[table_id] if same else table_meta_from(table_id, orjson.loads(document))
-                self._catalog[meta.name] = meta
+                catalog[meta.name] = meta
+            # Swapped in whole, catalog before version: a thread that reads the version and then a
+            # definition never pairs an old definition with the new version (see put_blind).
+            self._catalog = catalog
             self._catalog_version = version
+
+    @property
+    def catalog_version(self) -> int:
+        """The version of the cached catalog (read it before looking a table up, for :meth:`put_blind`)."""
+        return self._catalog_version
 
     def table(self, name: str) -> TableMeta | None:
         """A table's definition from the cached catalog, re-read first if the table is not in it.
@@ -265,6 +274,34 @@ class Store:
         conn.execute(meta.upsert_item_sql, (*key, size, orjson.dumps(item)))
         if meta.indexes:
             self._reindex(conn, meta, key, old, item)
+
+    def put_blind(
+        self, meta: TableMeta, catalog_version: int, key: tuple[int, bytes, bytes], item: Item, size: int
+    ) -> None:
+        """Store an item whose replaced version matters to nobody (its table has no index or stream, and
+        the request has no condition and returns nothing): one statement in its own transaction.
+
+        Other writes spend a statement on checking the catalog; here the check is folded into the INSERT,
+        which inserts nothing unless the catalog is still at ``catalog_version`` (read before ``meta`` was
+        looked up). Then the definition is re-read and :class:`StaleDefinition` makes the engine prepare
+        the request again.
+        """
+        row = (*key, size, orjson.dumps(item))
+        with self._lock if self.path is None else contextlib.nullcontext():
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if self.path is None:  # one connection: the cache is the catalog
+                    if self._catalog.get(meta.name) is not meta:
+                        raise StaleDefinition(meta.name)
+                    conn.execute(meta.upsert_item_sql, row)
+                elif not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
+                    self._refresh_catalog(conn)
+                    raise StaleDefinition(meta.name)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def delete(
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item

@@ -317,21 +317,33 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
     for name, value in item.items():
         if not isinstance(name, str) or not name:
             raise invalid("An attribute name may not be empty")
+        size += len(name) if name.isascii() else _utf8(name)
         # Strings and canonical numbers are most attributes of most items: handled inline, they skip
         # three calls each; everything else (and every error) takes validate_value_sized.
-        if type(value) is dict and len(value) == 1:
+        if value.__class__ is dict and len(value) == 1:
             payload = value.get("S")
-            if type(payload) is str:
+            if payload.__class__ is str:
                 out[name] = {"S": payload}
-                size += _utf8(name) + _utf8(payload)
+                size += len(payload) if payload.isascii() else _utf8(payload)
                 continue
             payload = value.get("N")
-            if payload is not None and is_canonical_number(payload):
-                out[name] = {"N": payload}
-                size += _utf8(name) + _canonical_number_size(payload)
-                continue
+            if payload.__class__ is str:
+                if (
+                    payload.isdigit()
+                    and payload.isascii()
+                    and payload[0] != "0"
+                    and len(payload) <= MAX_DIGITS
+                ):
+                    # A positive integer: one byte per two significant digits, plus one.
+                    out[name] = {"N": payload}
+                    size += (len(payload.rstrip("0")) + 1) // 2 + 1
+                    continue
+                if is_canonical_number(payload):
+                    out[name] = {"N": payload}
+                    size += _canonical_number_size(payload)
+                    continue
         out[name], value_size = validate_value_sized(value)
-        size += _utf8(name) + value_size
+        size += value_size
     return out, size
 
 

@@ -38,24 +38,27 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
 
 
 def put_item(engine: Engine, request: dict) -> dict:
+    catalog_version = engine.store.catalog_version  # before the lookup: see Store.put_blind
     table = require_table(engine, request["TableName"])
     returns = check_return_values("PutItem", request)
     item, key, encoded, size = new_item_sized(table, request["Item"])
     expressions = Expressions.parse(request, condition="ConditionExpression")
-    blind = (
+    blind = (  # nothing reads the replaced item: the commonest write, done in one statement
         expressions.condition is None
         and returns == "NONE"
+        and request.get("ReturnConsumedCapacity", "NONE") == "NONE"
         and not table.indexes
         and not table.stream_view_type
-        and request.get("ReturnConsumedCapacity", "NONE") == "NONE"
     )
+    if blind:
+        engine.store.put_blind(table, catalog_version, encoded, item, table.check_item(item, size))
+        return {}
     action = Put(
         engine,
         table,
         key,
         expressions,
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
-        needs_old=not blind,
         encoded_key=encoded,
         item=item,
         item_size=size,
