@@ -28,6 +28,34 @@ def _table(engine: Engine, name: str = "things", sort: str | None = "sk", sort_t
     )
 
 
+def _add_colour_index(engine: Engine, projection: str) -> None:
+    engine.handle(
+        "UpdateTable",
+        {
+            "TableName": "things",
+            "AttributeDefinitions": [{"AttributeName": "colour", "AttributeType": "S"}],
+            "GlobalSecondaryIndexUpdates": [
+                {
+                    "Create": {
+                        "IndexName": "by-colour",
+                        "KeySchema": [{"AttributeName": "colour", "KeyType": "HASH"}],
+                        "Projection": {"ProjectionType": projection},
+                    }
+                }
+            ],
+        },
+    )
+
+
+def _by_colour(colour: str) -> dict:
+    return {
+        "TableName": "things",
+        "IndexName": "by-colour",
+        "KeyConditionExpression": "colour = :c",
+        "ExpressionAttributeValues": {":c": {"S": colour}},
+    }
+
+
 @pytest.fixture
 def pair(tmp_path: Path):
     path = str(tmp_path / "shared.db")
@@ -54,73 +82,27 @@ def test_a_write_prepared_on_a_stale_definition_is_prepared_again(pair) -> None:
     mine, theirs = pair
     _table(mine)
     mine.handle("GetItem", {"TableName": "things", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}})
-    theirs.handle(
-        "UpdateTable",
-        {
-            "TableName": "things",
-            "AttributeDefinitions": [{"AttributeName": "colour", "AttributeType": "S"}],
-            "GlobalSecondaryIndexUpdates": [
-                {
-                    "Create": {
-                        "IndexName": "by-colour",
-                        "KeySchema": [{"AttributeName": "colour", "KeyType": "HASH"}],
-                        "Projection": {"ProjectionType": "ALL"},
-                    }
-                }
-            ],
-        },
-    )
+    _add_colour_index(theirs, "ALL")
     # My cache has no index: the write must still maintain the one added elsewhere.
     item = {"pk": {"S": "a"}, "sk": {"N": "1"}, "colour": {"S": "red"}}
     mine.handle("PutItem", {"TableName": "things", "Item": item})
-    found = theirs.handle(
-        "Query",
-        {
-            "TableName": "things",
-            "IndexName": "by-colour",
-            "KeyConditionExpression": "colour = :c",
-            "ExpressionAttributeValues": {":c": {"S": "red"}},
-        },
-    )
-    assert found["Items"] == [item]
-    # And my own Query on the index I had not heard of finds it.
-    mine_found = mine.handle(
-        "Query",
-        {
-            "TableName": "things",
-            "IndexName": "by-colour",
-            "KeyConditionExpression": "colour = :c",
-            "ExpressionAttributeValues": {":c": {"S": "red"}},
-        },
-    )
-    assert mine_found["Items"] == [item]
+    assert theirs.handle("Query", _by_colour("red"))["Items"] == [item]
+
+
+def test_a_query_on_an_index_added_elsewhere_finds_it(pair) -> None:
+    mine, theirs = pair
+    _table(mine)
+    item = {"pk": {"S": "a"}, "sk": {"N": "1"}, "colour": {"S": "red"}}
+    mine.handle("PutItem", {"TableName": "things", "Item": item})
+    _add_colour_index(theirs, "ALL")  # backfills the item; my cached definition has no index
+    assert mine.handle("Query", _by_colour("red"))["Items"] == [item]
 
 
 def test_an_index_deleted_elsewhere_is_unknown_here(pair) -> None:
     mine, theirs = pair
     _table(mine, sort=None)
-    mine.handle(
-        "UpdateTable",
-        {
-            "TableName": "things",
-            "AttributeDefinitions": [{"AttributeName": "colour", "AttributeType": "S"}],
-            "GlobalSecondaryIndexUpdates": [
-                {
-                    "Create": {
-                        "IndexName": "by-colour",
-                        "KeySchema": [{"AttributeName": "colour", "KeyType": "HASH"}],
-                        "Projection": {"ProjectionType": "KEYS_ONLY"},
-                    }
-                }
-            ],
-        },
-    )
-    query = {
-        "TableName": "things",
-        "IndexName": "by-colour",
-        "KeyConditionExpression": "colour = :c",
-        "ExpressionAttributeValues": {":c": {"S": "red"}},
-    }
+    _add_colour_index(mine, "KEYS_ONLY")
+    query = _by_colour("red")
     assert mine.handle("Query", query)["Items"] == []
     theirs.handle(
         "UpdateTable",

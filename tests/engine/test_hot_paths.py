@@ -174,3 +174,38 @@ def test_capacity_is_computed_on_request_with_index_units() -> None:
     moved = engine.put_item(TableName="tbl", Item={**item, "g": {"S": "z"}}, ReturnConsumedCapacity="INDEXES")
     assert moved["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"byG": {"CapacityUnits": 4.0}}
     assert "ConsumedCapacity" not in engine.put_item(TableName="tbl", Item=item)
+
+
+def test_a_users_stubber_still_answers_first_on_an_in_process_client() -> None:
+    from botocore.stub import Stubber
+
+    client = tablewright.connect()
+    with Stubber(client) as stub:
+        stub.add_response("list_tables", {"TableNames": ["stubbed"]})
+        assert client.list_tables()["TableNames"] == ["stubbed"]
+    assert client.list_tables()["TableNames"] == []  # the engine answers again once the stubber is gone
+
+
+def test_in_process_answers_are_parsed_by_botocore() -> None:
+    client = tablewright.connect()
+    client.create_table(
+        TableName="blobs",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "B"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName="blobs", Item={"pk": {"B": b"\x00\xff"}, "set": {"BS": [b"a"]}})
+    got = client.get_item(TableName="blobs", Key={"pk": {"B": b"\x00\xff"}})
+    assert got["Item"] == {"pk": {"B": b"\x00\xff"}, "set": {"BS": [b"a"]}}  # base64 decoded
+    assert got["ResponseMetadata"]["HTTPStatusCode"] == 200
+    created = client.describe_table(TableName="blobs")["Table"]["CreationDateTime"]
+    assert created.tzinfo is not None  # a datetime, as botocore parses timestamps
+    with pytest.raises(client.exceptions.ConditionalCheckFailedException) as failed:
+        client.put_item(
+            TableName="blobs",
+            Item={"pk": {"B": b"\x00\xff"}},
+            ConditionExpression="attribute_not_exists(pk)",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    assert failed.value.response["Item"]["set"] == {"BS": [b"a"]}  # a modeled error field, parsed
+    assert failed.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
