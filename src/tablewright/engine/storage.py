@@ -9,6 +9,8 @@ Layout (documented for users in docs/storage.md):
   that SQLite's byte order is DynamoDB's key order, ``h`` a 32-bit hash of ``pk`` (scan order, segments);
 * ``t<id>_i<n>(h, pk, sk, th, tpk, tsk, size)`` - entries of secondary index ``n``: index key, table key;
 * ``tw_stream(seq, table_id, created, record)`` - stream records, for tables with a stream;
+* ``tw_streams(arn, table_id, ..., after_seq, end_seq, closed)`` - stream generations: which ``seq`` range
+  of a table's records each StreamArn holds, kept 24 hours after the stream is disabled or its table deleted;
 * ``tw_tokens(token, digest, response, created)`` - TransactWriteItems client request tokens.
 
 Writes run in ``BEGIN IMMEDIATE`` transactions, so a read-check-write of one request is atomic against
@@ -33,6 +35,8 @@ from .errors import StaleDefinition
 from .types import Item, item_size, partition_hash
 
 FORMAT_VERSION = 1
+_NO_END = 2**63 - 1  # an open stream generation: no upper bound on its sequence numbers
+_GENERATION_COLUMNS = "arn, table_id, table_name, label, view_type, key_schema, after_seq, end_seq, closed"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tw_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -40,6 +44,10 @@ CREATE TABLE IF NOT EXISTS tw_tables (name TEXT PRIMARY KEY, id INTEGER NOT NULL
 CREATE TABLE IF NOT EXISTS tw_stream (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL, created REAL NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS tw_stream_table ON tw_stream (table_id, seq);
+CREATE TABLE IF NOT EXISTS tw_streams (
+    arn TEXT PRIMARY KEY, table_id INTEGER NOT NULL, table_name TEXT NOT NULL, label TEXT NOT NULL,
+    view_type TEXT, key_schema BLOB NOT NULL, after_seq INTEGER NOT NULL, end_seq INTEGER, closed REAL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tw_tokens (
     token TEXT PRIMARY KEY, digest BLOB NOT NULL, response BLOB NOT NULL, created REAL NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO tw_meta VALUES ('format', 1), ('catalog', 0), ('next_table_id', 1);
@@ -237,7 +245,7 @@ class Store:
             self.drop_index_storage(conn, meta, index)
         conn.execute(f"DROP TABLE IF EXISTS {meta.sql_name}")
         conn.execute("DELETE FROM tw_tables WHERE name = ?", (meta.name,))
-        conn.execute("DELETE FROM tw_stream WHERE table_id = ?", (meta.id,))
+        # Stream records stay: a deleted table's stream is readable for 24 hours (trim_streams drops them).
         self._bump_catalog(conn)
 
     # ------------------------------------------------------------------------------------------ items
@@ -287,21 +295,22 @@ class Store:
         the request again.
         """
         row = (*key, size, orjson.dumps(item))
-        with self._lock if self.path is None else contextlib.nullcontext():
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self.path is None:  # one connection: the cache is the catalog
-                    if self._catalog.get(meta.name) is not meta:
-                        raise StaleDefinition(meta.name)
-                    conn.execute(meta.upsert_item_sql, row)
-                elif not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
-                    self._refresh_catalog(conn)
+        if self.path is None:  # one shared connection, whose cache is the catalog
+            with self._lock:
+                if self._catalog.get(meta.name) is not meta:
                     raise StaleDefinition(meta.name)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                self.conn.execute(meta.upsert_item_sql, row)  # one statement: its own transaction
+            return
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
+                self._refresh_catalog(conn)
+                raise StaleDefinition(meta.name)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def delete(
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item
@@ -408,25 +417,68 @@ class Store:
 
     # Reading streams (used by ops/streams.py). The trim watermark is the highest sequence number
     # removed by the 24-hour retention; it outlives the rows so that a stale position is detectable.
+    # A stream generation (one StreamArn) holds the table's records with after < seq <= until.
 
     def stream_read(
-        self, conn: sqlite3.Connection, table_id: int, after: int, limit: int
+        self, conn: sqlite3.Connection, table_id: int, after: int, limit: int, until: int = _NO_END
     ) -> list[tuple[int, float, bytes]]:
-        """Up to ``limit`` ``(seq, created, record)`` rows of a table's stream with ``seq > after``, in order."""
+        """Up to ``limit`` ``(seq, created, record)`` rows of a table's stream with ``after < seq <= until``."""
         return conn.execute(
-            "SELECT seq, created, record FROM tw_stream WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-            (table_id, after, limit),
+            "SELECT seq, created, record FROM tw_stream WHERE table_id = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq LIMIT ?",
+            (table_id, after, until, limit),
         ).fetchall()
 
     def stream_bounds(
-        self, conn: sqlite3.Connection, table_id: int
+        self, conn: sqlite3.Connection, table_id: int, after: int = 0, until: int = _NO_END
     ) -> tuple[int | None, float | None, int | None]:
-        """(oldest seq, its created time, newest seq) of a table's retained stream records."""
+        """(oldest seq, its created time, newest seq) of a table's retained records in ``(after, until]``."""
+        span = (table_id, after, until)
         oldest = conn.execute(
-            "SELECT seq, created FROM tw_stream WHERE table_id = ? ORDER BY seq LIMIT 1", (table_id,)
+            "SELECT seq, created FROM tw_stream WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1",
+            span,
         ).fetchone()
-        newest = conn.execute("SELECT MAX(seq) FROM tw_stream WHERE table_id = ?", (table_id,)).fetchone()[0]
+        newest = conn.execute(
+            "SELECT MAX(seq) FROM tw_stream WHERE table_id = ? AND seq > ? AND seq <= ?", span
+        ).fetchone()[0]
         return (oldest[0], oldest[1], newest) if oldest else (None, None, None)
+
+    def stream_tables(self, conn: sqlite3.Connection) -> list[int]:
+        """Ids of the tables (live or deleted) that have stream records."""
+        return [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM tw_stream")]
+
+    def stream_generation(self, conn: sqlite3.Connection, arn: str) -> tuple | None:
+        """The ``tw_streams`` row of a StreamArn (see :meth:`stream_save` for its columns), or None."""
+        return conn.execute(f"SELECT {_GENERATION_COLUMNS} FROM tw_streams WHERE arn = ?", (arn,)).fetchone()
+
+    def stream_generations(self, conn: sqlite3.Connection) -> list[tuple]:
+        """Every ``tw_streams`` row."""
+        return conn.execute(f"SELECT {_GENERATION_COLUMNS} FROM tw_streams").fetchall()
+
+    def stream_save(self, conn: sqlite3.Connection, row: tuple) -> None:
+        """Insert or replace a stream generation: ``(arn, table_id, table_name, label, view_type,
+        key_schema JSON, after_seq, end_seq or None while open, closed time or None while open)``."""
+        conn.execute(
+            f"INSERT OR REPLACE INTO tw_streams ({_GENERATION_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", row
+        )
+
+    def stream_end(self, conn: sqlite3.Connection, table_id: int, after: int) -> int:
+        """Where a generation starting after ``after`` ends if closed now: its last record, or (with none)
+        the last sequence number assigned."""
+        row = conn.execute(
+            "SELECT MAX(seq) FROM tw_stream WHERE table_id = ? AND seq > ?", (table_id, after)
+        ).fetchone()
+        return row[0] if row[0] is not None else self.stream_last_seq(conn)
+
+    def stream_expire(self, conn: sqlite3.Connection, before: float) -> int:
+        """Forget generations closed before ``before``, and the trim watermarks nothing refers to any more."""
+        gone = conn.execute("DELETE FROM tw_streams WHERE closed < ?", (before,)).rowcount
+        if gone:
+            conn.execute(
+                "DELETE FROM tw_meta WHERE key LIKE 'stream_trim:%' AND CAST(substr(key, 13) AS INTEGER) NOT IN "
+                "(SELECT id FROM tw_tables UNION SELECT table_id FROM tw_streams UNION SELECT table_id FROM tw_stream)"
+            )
+        return gone
 
     def stream_last_seq(self, conn: sqlite3.Connection) -> int:
         """The highest sequence number ever assigned (AUTOINCREMENT never reuses one, even after trimming)."""

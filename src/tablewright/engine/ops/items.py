@@ -11,11 +11,11 @@ from ..actions import (
     Put,
     Update,
     check_return_values,
-    new_item_sized,
 )
 from ..capacity import Consumed, read_units
 from ..expressions.projections import project_paths
 from ..expressions.resolve import Scope
+from ..types import validate_item_sized
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def put_item(engine: Engine, request: dict) -> dict:
     catalog_version = engine.store.catalog_version  # before the lookup: see Store.put_blind
     table = require_table(engine, request["TableName"])
     returns = check_return_values("PutItem", request)
-    item, key, encoded, size = new_item_sized(table, request["Item"])
+    item, size = validate_item_sized(request["Item"])
+    encoded = table.encode_item_key(item, for_item=True)
     expressions = Expressions.parse(request, condition="ConditionExpression")
     blind = (  # nothing reads the replaced item: the commonest write, done in one statement
         expressions.condition is None
@@ -56,7 +57,7 @@ def put_item(engine: Engine, request: dict) -> dict:
     action = Put(
         engine,
         table,
-        key,
+        table.key_of(item),
         expressions,
         request.get("ReturnValuesOnConditionCheckFailure", "NONE"),
         encoded_key=encoded,
