@@ -152,3 +152,24 @@ def test_resource_layer_with_conditions(resource):
     with pytest.raises(ClientError) as caught:
         table.put_item(Item={"id": "ann", "seq": 1}, ConditionExpression=Attr("id").not_exists())
     assert caught.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
+
+
+def test_partiql_and_a_legacy_parameter_over_http(client):
+    create_table(client)
+    client.execute_statement(
+        Statement="INSERT INTO \"items\" VALUE {'pk': ?, 'n': 1}", Parameters=[{"S": "a"}]
+    )
+    rows = client.execute_statement(Statement='SELECT * FROM "items" WHERE pk = ?', Parameters=[{"S": "a"}])
+    assert rows["Items"] == [{"pk": {"S": "a"}, "n": {"N": "1"}}]
+    assert code_of(
+        client.execute_statement,
+        Statement="INSERT INTO \"items\" VALUE {'pk': ?}",
+        Parameters=[{"S": "a"}],
+    ) == ("DuplicateItemException", 400)
+    # The pre-expression form of a condition, as older SDK code still sends it.
+    assert code_of(
+        client.put_item,
+        TableName="items",
+        Item={"pk": {"S": "a"}},
+        Expected={"pk": {"Exists": False}},
+    ) == ("ConditionalCheckFailedException", 400)
