@@ -104,7 +104,9 @@ class StreamConsumer:
     def drain(self) -> int:
         """Run until a pass reads nothing (the consumer has caught up); return the records read."""
         total = 0
-        while read := self.run_once():
+        # A pass that read nothing but closed a shard has more to read after it (the next shard, or the
+        # table's next stream); each shard closes once, so this ends.
+        while (read := self.run_once()) or self._refreshed_at is None:
             total += read
         return total
 

@@ -9,6 +9,14 @@ A shard iterator is an opaque, HMAC-signed token holding the stream, shard and r
 state and a forged or altered token is refused. Retention (24 hours) is enforced lazily: a read first
 deletes records older than the horizon and remembers the highest trimmed sequence number, so a
 position behind it raises TrimmedDataAccessException as DynamoDB does.
+
+Each enabling of a table's stream is a *generation* with its own StreamArn: the table's records with
+``after < seq <= end``. ``tw_streams`` holds a row per generation opened by UpdateTable or closed by
+UpdateTable/DeleteTable, so the write path still appends one row and nothing else (writers are serialised,
+so the last sequence number at the moment of enabling or disabling is an exact boundary). A stream enabled
+by CreateTable (or by an engine from before generations) has no row until it is closed: it is the table's
+``LatestStreamArn`` and holds all the table's records. A closed generation stays readable, and listed, for
+24 hours after it was closed.
 """
 
 from __future__ import annotations
@@ -20,11 +28,11 @@ import hashlib
 import hmac
 import weakref
 import zlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..catalog import TableMeta
 from ..errors import (
     ExpiredIteratorException,
     ResourceNotFoundException,
@@ -34,10 +42,13 @@ from ..errors import (
 from ..types import item_size
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from ..engine import Engine
     from ..storage import Store
 
 RETENTION_SECONDS = 24 * 3600
+_NO_END = 2**63 - 1  # the upper sequence bound of an open shard
 ITERATOR_LIFETIME_SECONDS = 15 * 60
 MAX_RECORDS = 1000
 MAX_RESPONSE_BYTES = 1024 * 1024
@@ -65,68 +76,186 @@ def _sequence(seq: int) -> str:
     return f"{seq:0{SEQUENCE_DIGITS}d}"
 
 
-def _stream_of(engine: Engine, arn: str) -> TableMeta:
-    """The table whose current stream is ``arn``; ResourceNotFoundException otherwise."""
-    prefix = engine.arn("")
-    name = arn[len(prefix) :].split("/stream/")[0] if arn.startswith(prefix) and "/stream/" in arn else None
-    meta = engine.store.table(name) if name else None
-    if meta is None or meta.description.get("LatestStreamArn") != arn:
+@dataclass(frozen=True)
+class Generation:
+    """One StreamArn of a table: its records are the table's with ``after < seq <= end``."""
+
+    arn: str
+    table_id: int
+    table_name: str
+    label: str
+    view_type: str | None
+    key_schema: list[dict[str, str]]
+    after: int
+    end: int | None  # None while the stream is enabled (its shard is open)
+    closed: float | None  # when it was disabled or its table deleted
+
+    @classmethod
+    def from_row(cls, row: tuple) -> Generation:
+        arn, table_id, name, label, view, key_schema, after, end, closed = row
+        return cls(arn, table_id, name, label, view, orjson.loads(key_schema), after, end, closed)
+
+    def row(self) -> tuple:
+        key_schema = orjson.dumps(self.key_schema)
+        return (
+            self.arn,
+            self.table_id,
+            self.table_name,
+            self.label,
+            self.view_type,
+            key_schema,
+            *self.span(),
+        )
+
+    def span(self) -> tuple[int, int | None, float | None]:
+        return self.after, self.end, self.closed
+
+    @property
+    def shard_id(self) -> str:
+        return _shard_id(self.arn, self.label)
+
+    @property
+    def until(self) -> int:
+        """The highest sequence number the shard can hold."""
+        return _NO_END if self.end is None else self.end
+
+    def expired(self, now: float) -> bool:
+        return self.closed is not None and self.closed + RETENTION_SECONDS <= now
+
+
+def _latest(engine: Engine, conn: sqlite3.Connection, description: dict, table_id: int) -> Generation | None:
+    """A table's latest stream as its description states it (from its ``tw_streams`` row, if it has one)."""
+    arn = description.get("LatestStreamArn")
+    if arn is None:
+        return None
+    row = engine.store.stream_generation(conn, arn)
+    if row is not None:
+        return Generation.from_row(row)
+    # No row: enabled by CreateTable, or by an older engine; it holds all the table's records.
+    spec = description.get("StreamSpecification") or {}
+    enabled = bool(spec.get("StreamEnabled"))
+    end = None
+    if not enabled:  # disabled by an older engine, which kept no boundary: it ends at the table's last record
+        _, _, newest = engine.store.stream_bounds(conn, table_id)
+        end = newest or engine.store.stream_watermark(conn, table_id) or engine.store.stream_last_seq(conn)
+    view = spec.get("StreamViewType") if enabled else None
+    label = description["LatestStreamLabel"]
+    return Generation(
+        arn, table_id, description["TableName"], label, view, description["KeySchema"], 0, end, None
+    )
+
+
+def open_stream(engine: Engine, conn: sqlite3.Connection, table_id: int, description: dict) -> None:
+    """Record the generation UpdateTable just enabled (in its transaction): it holds only the records
+    written from now on."""
+    generation = Generation(
+        arn=description["LatestStreamArn"],
+        table_id=table_id,
+        table_name=description["TableName"],
+        label=description["LatestStreamLabel"],
+        view_type=description["StreamSpecification"]["StreamViewType"],
+        key_schema=description["KeySchema"],
+        after=engine.store.stream_last_seq(conn),
+        end=None,
+        closed=None,
+    )
+    engine.store.stream_save(conn, generation.row())
+
+
+def close_stream(engine: Engine, conn: sqlite3.Connection, table_id: int, description: dict) -> None:
+    """Close the table's latest stream (UpdateTable disabling it or enabling a new one, DeleteTable; in
+    its transaction): the shard ends at its last record, and the stream stays readable for 24 hours."""
+    latest = _latest(engine, conn, description, table_id)
+    if latest is None or latest.closed is not None:
+        return
+    end = latest.end if latest.end is not None else engine.store.stream_end(conn, table_id, latest.after)
+    closed = Generation(
+        latest.arn,
+        table_id,
+        latest.table_name,
+        latest.label,
+        latest.view_type,
+        latest.key_schema,
+        latest.after,
+        end,
+        engine.clock(),
+    )
+    engine.store.stream_save(conn, closed.row())
+
+
+def _generations(engine: Engine, conn: sqlite3.Connection) -> list[Generation]:
+    """Every stream still readable: the recorded generations and the live tables' latest streams."""
+    found = {row[0]: Generation.from_row(row) for row in engine.store.stream_generations(conn)}
+    for name in engine.store.tables():
+        meta = engine.store.table(name)
+        if meta is not None and meta.description.get("LatestStreamArn") not in found:
+            latest = _latest(engine, conn, meta.description, meta.id)
+            if latest is not None:
+                found[latest.arn] = latest
+    now = engine.clock()
+    return [g for g in found.values() if not g.expired(now)]
+
+
+def _stream_of(engine: Engine, arn: str) -> Generation:
+    """The stream ``arn`` (current, or closed less than 24 hours ago); ResourceNotFoundException otherwise."""
+    store = engine.store
+    with store.read() as conn:
+        row = store.stream_generation(conn, arn)
+        if row is not None:
+            generation = Generation.from_row(row)
+        else:
+            prefix = engine.arn("")
+            name = (
+                arn[len(prefix) :].split("/stream/")[0]
+                if arn.startswith(prefix) and "/stream/" in arn
+                else None
+            )
+            meta = store.table(name) if name else None
+            generation = _latest(engine, conn, meta.description, meta.id) if meta else None
+    if generation is None or generation.arn != arn or generation.expired(engine.clock()):
         raise ResourceNotFoundException(f"Requested resource not found: Stream: {arn} not found")
-    return meta
+    return generation
 
 
-def _enabled(meta: TableMeta) -> bool:
-    return bool(meta.description.get("StreamSpecification", {}).get("StreamEnabled"))
-
-
-def _retained(engine: Engine, meta: TableMeta) -> int:
+def _retained(engine: Engine, table_id: int) -> int:
     """Trim the table's records older than the retention period; return the trim watermark."""
     store, horizon = engine.store, engine.clock() - RETENTION_SECONDS
     with store.read() as conn:
-        _, oldest_created, _ = store.stream_bounds(conn, meta.id)
-        watermark = store.stream_watermark(conn, meta.id)
+        _, oldest_created, _ = store.stream_bounds(conn, table_id)
+        watermark = store.stream_watermark(conn, table_id)
     if oldest_created is not None and oldest_created < horizon:
         with store.write() as conn:
-            watermark = store.stream_trim(conn, meta.id, horizon)
+            watermark = store.stream_trim(conn, table_id, horizon)
     return watermark
 
 
 def trim_streams(engine: Engine) -> int:
-    """Apply the retention to every table's stream, read or not (for the TTL sweeper); return the tables trimmed."""
-    with engine.store.read():
-        tables = [engine.store.table(name) for name in engine.store.tables()]
-    before = {meta.id: _watermark(engine, meta) for meta in tables if meta is not None}
-    return sum(_retained(engine, meta) != before[meta.id] for meta in tables if meta is not None)
-
-
-def _watermark(engine: Engine, meta: TableMeta) -> int:
-    with engine.store.read() as conn:
-        return engine.store.stream_watermark(conn, meta.id)
+    """Apply the retention to every table's records, read or not, also of deleted tables (for the TTL
+    sweeper), and forget streams closed more than 24 hours ago; return how many tables were trimmed."""
+    store = engine.store
+    with store.read() as conn:
+        table_ids = store.stream_tables(conn)
+        before = {table_id: store.stream_watermark(conn, table_id) for table_id in table_ids}
+    trimmed = sum(_retained(engine, table_id) != before[table_id] for table_id in table_ids)
+    with store.write() as conn:
+        store.stream_expire(conn, engine.clock() - RETENTION_SECONDS)
+    return trimmed
 
 
 def list_streams(engine: Engine, request: dict) -> dict:
     limit = request.get("Limit", 100)
     start = request.get("ExclusiveStartStreamArn")
-    with engine.store.read():
-        if "TableName" in request:
-            meta = engine.store.table(request["TableName"])
-            if meta is None:
-                raise ResourceNotFoundException(
-                    f"Requested resource not found: Table: {request['TableName']} not found"
-                )
-            tables = [meta]
-        else:
-            tables = [engine.store.table(name) for name in engine.store.tables()]
+    name = request.get("TableName")
+    with engine.store.read() as conn:
+        generations = _generations(engine, conn)
+        table_exists = name is None or engine.store.table(name) is not None
+    if name is not None:
+        generations = [g for g in generations if g.table_name == name]
+        # A deleted table's streams stay listed under its name for their 24 hours.
+        if not table_exists and not generations:
+            raise ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
     streams = sorted(
-        (
-            {
-                "StreamArn": m.description["LatestStreamArn"],
-                "TableName": m.name,
-                "StreamLabel": m.description["LatestStreamLabel"],
-            }
-            for m in tables
-            if m is not None and "LatestStreamArn" in m.description
-        ),
+        ({"StreamArn": g.arn, "TableName": g.table_name, "StreamLabel": g.label} for g in generations),
         key=lambda s: s["StreamArn"],
     )
     streams = [s for s in streams if start is None or s["StreamArn"] > start]
@@ -137,31 +266,34 @@ def list_streams(engine: Engine, request: dict) -> dict:
 
 
 def describe_stream(engine: Engine, request: dict) -> dict:
-    arn = request["StreamArn"]
-    with engine.store.read():
-        meta = _stream_of(engine, arn)
-    watermark = _retained(engine, meta)
+    generation = _stream_of(engine, request["StreamArn"])
+    watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
-        oldest, _, newest = engine.store.stream_bounds(conn, meta.id)
+        oldest, _, _ = engine.store.stream_bounds(
+            conn, generation.table_id, generation.after, generation.until
+        )
         last_assigned = engine.store.stream_last_seq(conn)
-    label = meta.description["LatestStreamLabel"]
-    enabled = _enabled(meta)
-    # With nothing retained, the shard starts where its next record will be numbered.
-    number_range = {"StartingSequenceNumber": _sequence(oldest or max(watermark, last_assigned) + 1)}
-    if not enabled:
-        number_range["EndingSequenceNumber"] = _sequence(newest or watermark or last_assigned)
-    shard = {"ShardId": _shard_id(arn, label), "SequenceNumberRange": number_range}
+    if generation.end is None:
+        # With nothing retained, the open shard starts where its next record will be numbered.
+        number_range = {"StartingSequenceNumber": _sequence(oldest or max(watermark, last_assigned) + 1)}
+    else:
+        empty_start = min(max(watermark, generation.after) + 1, generation.end)
+        number_range = {
+            "StartingSequenceNumber": _sequence(oldest or empty_start),
+            "EndingSequenceNumber": _sequence(generation.end),
+        }
+    shard = {"ShardId": generation.shard_id, "SequenceNumberRange": number_range}
     description: dict[str, Any] = {
-        "StreamArn": arn,
-        "StreamLabel": label,
-        "StreamStatus": "ENABLED" if enabled else "DISABLED",
-        "CreationRequestDateTime": _label_time(label),
-        "TableName": meta.name,
-        "KeySchema": meta.description["KeySchema"],
+        "StreamArn": generation.arn,
+        "StreamLabel": generation.label,
+        "StreamStatus": "ENABLED" if generation.end is None else "DISABLED",
+        "CreationRequestDateTime": _label_time(generation.label),
+        "TableName": generation.table_name,
+        "KeySchema": generation.key_schema,
         "Shards": [] if request.get("ExclusiveStartShardId") == shard["ShardId"] else [shard],
     }
-    if meta.stream_view_type:
-        description["StreamViewType"] = meta.stream_view_type
+    if generation.view_type:
+        description["StreamViewType"] = generation.view_type
     return {"StreamDescription": description}
 
 
@@ -226,34 +358,43 @@ def _requested_sequence(request: dict) -> int:
     return int(text)
 
 
-# Where each iterator type starts: (request, trim watermark, newest retained seq) -> read position.
+# Where each iterator type starts: (request, shard's first readable position, newest retained seq) -> position.
 _POSITIONS = {
-    "TRIM_HORIZON": lambda request, watermark, newest: watermark,
-    "LATEST": lambda request, watermark, newest: max(watermark, newest or 0),
-    "AT_SEQUENCE_NUMBER": lambda request, watermark, newest: _requested_sequence(request) - 1,
-    "AFTER_SEQUENCE_NUMBER": lambda request, watermark, newest: _requested_sequence(request),
+    "TRIM_HORIZON": lambda request, start, newest: start,
+    "LATEST": lambda request, start, newest: max(start, newest or 0),
+    "AT_SEQUENCE_NUMBER": lambda request, start, newest: _requested_sequence(request) - 1,
+    "AFTER_SEQUENCE_NUMBER": lambda request, start, newest: _requested_sequence(request),
 }
 
 
 def get_shard_iterator(engine: Engine, request: dict) -> dict:
     arn, shard_id = request["StreamArn"], request["ShardId"]
-    with engine.store.read():
-        meta = _stream_of(engine, arn)
-    if shard_id != _shard_id(arn, meta.description["LatestStreamLabel"]):
+    generation = _stream_of(engine, arn)
+    if shard_id != generation.shard_id:
         raise ResourceNotFoundException(
             f"Requested resource not found: Shard: {shard_id} in Stream: {arn} not found"
         )
-    watermark = _retained(engine, meta)
+    watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
-        _, _, newest = engine.store.stream_bounds(conn, meta.id)
+        _, _, newest = engine.store.stream_bounds(
+            conn, generation.table_id, generation.after, generation.until
+        )
         last_assigned = engine.store.stream_last_seq(conn)
-    position = _POSITIONS[request["ShardIteratorType"]](request, watermark, newest)
+    start = max(watermark, generation.after)
+    position = _POSITIONS[request["ShardIteratorType"]](request, start, newest)
     if position < watermark:
         raise TrimmedDataAccessException(
             f"The data you are trying to access has been trimmed: sequence number {_sequence(position + 1)} "
             f"is older than the trim horizon of shard {shard_id}"
         )
-    if position > last_assigned:
+    # The sequence number named must be this shard's: not one of an earlier or a later stream of the table.
+    by_number = request["ShardIteratorType"].endswith("_SEQUENCE_NUMBER")
+    named = _requested_sequence(request) if by_number else None
+    if named is not None and named <= generation.after:
+        raise ValidationException(
+            f"Invalid SequenceNumber: {request['SequenceNumber']} is before the start of shard {shard_id}"
+        )
+    if position > last_assigned or (named is not None and named > generation.until):
         raise ValidationException(
             f"Invalid SequenceNumber: {request.get('SequenceNumber')} is beyond the end of shard {shard_id}"
         )
@@ -289,9 +430,8 @@ def get_records(engine: Engine, request: dict) -> dict:
             f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
             f"Member must have value less than or equal to {MAX_RECORDS}"
         )
-    with engine.store.read():
-        meta = _stream_of(engine, state["a"])
-    watermark = _retained(engine, meta)
+    generation = _stream_of(engine, state["a"])
+    watermark = _retained(engine, generation.table_id)
     position = state["p"]
     if position < watermark:
         raise TrimmedDataAccessException(
@@ -299,7 +439,7 @@ def get_records(engine: Engine, request: dict) -> dict:
             f"{_sequence(position + 1)} is older than the trim horizon {_sequence(watermark + 1)}"
         )
     with engine.store.read() as conn:
-        rows = engine.store.stream_read(conn, meta.id, position, limit)
+        rows = engine.store.stream_read(conn, generation.table_id, position, limit, generation.until)
     records, size = [], 0
     for seq, created, raw in rows:
         if records and size + len(raw) > MAX_RESPONSE_BYTES:
@@ -310,7 +450,7 @@ def get_records(engine: Engine, request: dict) -> dict:
     response: dict[str, Any] = {"Records": records}
     drained = len(records) == len(rows) < limit
     # A disabled stream's shard is closed: once it is read to its end there is no next iterator.
-    if _enabled(meta) or not drained:
+    if generation.end is None or not drained:
         response["NextShardIterator"] = _issue(engine, state["a"], state["s"], position)
     return response
 

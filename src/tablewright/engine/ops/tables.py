@@ -15,6 +15,7 @@ from ..errors import (
     ValidationException,
 )
 from ..types import invalid
+from .streams import close_stream, open_stream
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -165,14 +166,19 @@ def _index_description(engine: Engine, table: str, index: dict, billing: str | N
     return out
 
 
-def _stream_fields(engine: Engine, table: str, spec: dict | None) -> dict[str, Any]:
+def _stream_fields(
+    engine: Engine, table: str, spec: dict | None, previous: str | None = None
+) -> dict[str, Any]:
     if not spec or not spec.get("StreamEnabled"):
         return {}
     if "StreamViewType" not in spec:
         raise invalid("StreamViewType is required when StreamEnabled is true")
-    label = datetime.datetime.fromtimestamp(engine.clock(), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[
-        :-3
-    ]
+    moment = datetime.datetime.fromtimestamp(engine.clock(), datetime.UTC)
+    if previous is not None:  # every stream of a table needs its own label (and so ARN), even within 1 ms
+        moment = max(
+            moment, datetime.datetime.fromisoformat(previous + "+00:00") + datetime.timedelta(milliseconds=1)
+        )
+    label = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
     return {
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": spec["StreamViewType"]},
         "LatestStreamLabel": label,
@@ -305,6 +311,7 @@ def delete_table(engine: Engine, request: dict) -> dict:
             )
         description = describe(engine, conn, meta)
         description["TableStatus"] = "DELETING"
+        close_stream(engine, conn, meta.id, meta.description)  # readable for 24 hours more
         engine.store.drop_table(conn, meta)
         return {"TableDescription": description}
 
@@ -345,7 +352,7 @@ def update_table(engine: Engine, request: dict) -> dict:
         if "DeletionProtectionEnabled" in request:
             description["DeletionProtectionEnabled"] = bool(request["DeletionProtectionEnabled"])
         if "StreamSpecification" in request:
-            _update_stream(engine, description, request["StreamSpecification"])
+            _update_stream(engine, conn, meta.id, description, request["StreamSpecification"])
         created, deleted = _update_indexes(engine, meta, document, definitions, billing, request)
         description["AttributeDefinitions"] = [
             {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
@@ -361,16 +368,23 @@ def update_table(engine: Engine, request: dict) -> dict:
         return {"TableDescription": describe(engine, conn, new_meta)}
 
 
-def _update_stream(engine: Engine, description: dict, spec: dict) -> None:
+def _update_stream(engine: Engine, conn: Any, table_id: int, description: dict, spec: dict) -> None:
+    """Enable or disable the table's stream. Disabling closes it (readable for 24 hours more); enabling
+    starts a new, empty stream with its own ARN (see ops/streams.py on stream generations)."""
     current = description.get("StreamSpecification", {}).get("StreamEnabled", False)
     if spec.get("StreamEnabled") and current:
         raise invalid("Table already has an enabled stream")
+    if not spec.get("StreamEnabled") and not current:
+        raise invalid("Table does not have an enabled stream to disable")
+    # Also on re-enabling: a stream disabled by an older engine gets its end recorded only now.
+    close_stream(engine, conn, table_id, description)
     if not spec.get("StreamEnabled"):
-        if not current:
-            raise invalid("Table does not have an enabled stream to disable")
         description["StreamSpecification"] = {"StreamEnabled": False}
         return
-    description.update(_stream_fields(engine, description["TableName"], spec))
+    description.update(
+        _stream_fields(engine, description["TableName"], spec, description.get("LatestStreamLabel"))
+    )
+    open_stream(engine, conn, table_id, description)
 
 
 def _update_indexes(
