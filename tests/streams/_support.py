@@ -63,3 +63,19 @@ def read_all(streams: Any, arn: str, start: str | None = None, limit: int = 1000
             break
         current = response.get("NextShardIterator")
     return records
+
+
+def error_code(excinfo: Any) -> str:
+    """The DynamoDB error code of a ``pytest.raises(ClientError)`` result."""
+    return excinfo.value.response["Error"]["Code"]
+
+
+def put_keys(ddb: Any, *keys: str, table: str = "orders") -> None:
+    """Put one key-only item per key (a hash-key-only table keyed by ``pk``)."""
+    for key in keys:
+        ddb.put_item(TableName=table, Item={"pk": {"S": key}})
+
+
+def keys_of(records: list[dict[str, Any]]) -> list[str]:
+    """The ``pk`` of each stream record, in order."""
+    return [r["dynamodb"]["Keys"]["pk"]["S"] for r in records]

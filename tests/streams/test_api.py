@@ -11,21 +11,7 @@ from botocore.exceptions import ClientError
 import tablewright
 from tablewright.engine import Engine
 
-from ._support import HOUR, create_table, iterator, read_all, shard_of
-
-
-def _code(excinfo: pytest.ExceptionInfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
-
-
-def _put(ddb, *keys: str, table: str = "orders") -> None:
-    for key in keys:
-        ddb.put_item(TableName=table, Item={"pk": {"S": key}})
-
-
-def _keys(records) -> list[str]:
-    return [r["dynamodb"]["Keys"]["pk"]["S"] for r in records]
-
+from ._support import HOUR, create_table, error_code, iterator, keys_of, put_keys, read_all, shard_of
 
 # ----------------------------------------------------------------------------------- ListStreams
 
@@ -52,7 +38,7 @@ def test_list_streams_filters_by_table_and_pages(ddb, streams):
 def test_list_streams_of_a_missing_table_is_not_found(streams):
     with pytest.raises(ClientError) as excinfo:
         streams.list_streams(TableName="missing")
-    assert _code(excinfo) == "ResourceNotFoundException"
+    assert error_code(excinfo) == "ResourceNotFoundException"
 
 
 # -------------------------------------------------------------------------------- DescribeStream
@@ -87,21 +73,21 @@ def test_describe_stream_of_an_unknown_arn_is_not_found(ddb, streams):
     arn = create_table(ddb)
     with pytest.raises(ClientError) as excinfo:
         streams.describe_stream(StreamArn=arn.replace("orders", "others"))
-    assert _code(excinfo) == "ResourceNotFoundException"
+    assert error_code(excinfo) == "ResourceNotFoundException"
     assert "others" in str(excinfo.value)
 
 
 def test_a_disabled_stream_is_closed_after_its_last_record(ddb, streams):
     arn = create_table(ddb)
-    _put(ddb, "a", "b")
+    put_keys(ddb, "a", "b")
     ddb.update_table(TableName="orders", StreamSpecification={"StreamEnabled": False})
-    _put(ddb, "c")  # written after the stream was disabled: not in it
+    put_keys(ddb, "c")  # written after the stream was disabled: not in it
 
     description = streams.describe_stream(StreamArn=arn)["StreamDescription"]
     response = streams.get_records(ShardIterator=iterator(streams, arn))
 
     assert description["StreamStatus"] == "DISABLED"
-    assert _keys(response["Records"]) == ["a", "b"]
+    assert keys_of(response["Records"]) == ["a", "b"]
     ending = description["Shards"][0]["SequenceNumberRange"]["EndingSequenceNumber"]
     assert ending == response["Records"][-1]["dynamodb"]["SequenceNumber"]
     assert "NextShardIterator" not in response
@@ -112,37 +98,37 @@ def test_a_disabled_stream_is_closed_after_its_last_record(ddb, streams):
 
 def test_iterator_types_start_where_they_say(ddb, streams):
     arn = create_table(ddb)
-    _put(ddb, "a", "b", "c")
+    put_keys(ddb, "a", "b", "c")
     records = read_all(streams, arn)
     second = records[1]["dynamodb"]["SequenceNumber"]
     latest = iterator(streams, arn, "LATEST")
-    _put(ddb, "d")
+    put_keys(ddb, "d")
 
-    assert _keys(read_all(streams, arn, iterator(streams, arn, "TRIM_HORIZON"))) == ["a", "b", "c", "d"]
-    assert _keys(read_all(streams, arn, iterator(streams, arn, "AT_SEQUENCE_NUMBER", second))) == [
+    assert keys_of(read_all(streams, arn, iterator(streams, arn, "TRIM_HORIZON"))) == ["a", "b", "c", "d"]
+    assert keys_of(read_all(streams, arn, iterator(streams, arn, "AT_SEQUENCE_NUMBER", second))) == [
         "b",
         "c",
         "d",
     ]
-    assert _keys(read_all(streams, arn, iterator(streams, arn, "AFTER_SEQUENCE_NUMBER", second))) == [
+    assert keys_of(read_all(streams, arn, iterator(streams, arn, "AFTER_SEQUENCE_NUMBER", second))) == [
         "c",
         "d",
     ]
-    assert _keys(read_all(streams, arn, latest)) == ["d"]
+    assert keys_of(read_all(streams, arn, latest)) == ["d"]
 
 
 def test_limit_pages_and_next_iterator_continues(ddb, streams):
     arn = create_table(ddb)
-    _put(ddb, *[f"k{i:02d}" for i in range(10)])
+    put_keys(ddb, *[f"k{i:02d}" for i in range(10)])
 
     first = streams.get_records(ShardIterator=iterator(streams, arn), Limit=4)
     second = streams.get_records(ShardIterator=first["NextShardIterator"], Limit=4)
 
-    assert _keys(first["Records"]) == ["k00", "k01", "k02", "k03"]
-    assert _keys(second["Records"]) == ["k04", "k05", "k06", "k07"]
+    assert keys_of(first["Records"]) == ["k00", "k01", "k02", "k03"]
+    assert keys_of(second["Records"]) == ["k04", "k05", "k06", "k07"]
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=second["NextShardIterator"], Limit=1001)
-    assert _code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
 
 
 @pytest.mark.parametrize(
@@ -155,13 +141,13 @@ def test_limit_pages_and_next_iterator_continues(ddb, streams):
 )
 def test_bad_sequence_numbers_are_refused(ddb, streams, kind, sequence, code):
     arn = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     extra = {"SequenceNumber": sequence} if sequence else {}
     with pytest.raises(ClientError) as excinfo:
         streams.get_shard_iterator(
             StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind, **extra
         )
-    assert _code(excinfo) == code
+    assert error_code(excinfo) == code
 
 
 def test_an_unknown_shard_is_not_found(ddb, streams):
@@ -170,7 +156,7 @@ def test_an_unknown_shard_is_not_found(ddb, streams):
         streams.get_shard_iterator(
             StreamArn=arn, ShardId="shardId-00000000000000000000-00000000", ShardIteratorType="TRIM_HORIZON"
         )
-    assert _code(excinfo) == "ResourceNotFoundException"
+    assert error_code(excinfo) == "ResourceNotFoundException"
 
 
 # ---------------------------------------------------------------------------- expiry and forgery
@@ -178,7 +164,7 @@ def test_an_unknown_shard_is_not_found(ddb, streams):
 
 def test_iterators_expire_after_fifteen_minutes_and_next_iterators_are_fresh(ddb, streams, clock):
     arn = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     start = iterator(streams, arn)
     clock.advance(14 * 60)
     next_iterator = streams.get_records(ShardIterator=start)["NextShardIterator"]
@@ -186,7 +172,7 @@ def test_iterators_expire_after_fifteen_minutes_and_next_iterators_are_fresh(ddb
 
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=start)
-    assert _code(excinfo) == "ExpiredIteratorException"
+    assert error_code(excinfo) == "ExpiredIteratorException"
     assert streams.get_records(ShardIterator=next_iterator)["Records"] == []
 
 
@@ -200,7 +186,7 @@ def _tampered(token: str) -> str:
 
 def test_forged_and_altered_iterators_are_refused(ddb, streams):
     arn = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     latest = iterator(streams, arn, "LATEST")
     with Engine() as other:
         create_table(tablewright.connect(engine=other))
@@ -210,7 +196,7 @@ def test_forged_and_altered_iterators_are_refused(ddb, streams):
     for bad in (_tampered(latest), "garbage", latest[:-4] + "AAAA", foreign):
         with pytest.raises(ClientError) as excinfo:
             streams.get_records(ShardIterator=bad)
-        assert _code(excinfo) == "ValidationException", bad
+        assert error_code(excinfo) == "ValidationException", bad
 
 
 def test_engines_sharing_a_file_accept_each_others_iterators(tmp_path):
@@ -218,12 +204,12 @@ def test_engines_sharing_a_file_accept_each_others_iterators(tmp_path):
     with Engine(path) as first, Engine(path) as second:
         ddb = tablewright.connect(engine=first)
         arn = create_table(ddb)
-        _put(ddb, "a")
+        put_keys(ddb, "a")
         token = iterator(tablewright.connect(service="dynamodbstreams", engine=first), arn)
         records = tablewright.connect(service="dynamodbstreams", engine=second).get_records(
             ShardIterator=token
         )
-        assert _keys(records["Records"]) == ["a"]
+        assert keys_of(records["Records"]) == ["a"]
 
 
 # ------------------------------------------------------------------------------------- retention
@@ -231,19 +217,19 @@ def test_engines_sharing_a_file_accept_each_others_iterators(tmp_path):
 
 def test_records_older_than_24_hours_are_trimmed(ddb, streams, clock, engine):
     arn = create_table(ddb)
-    _put(ddb, "old1", "old2")
+    put_keys(ddb, "old1", "old2")
     old_sequence = read_all(streams, arn)[0]["dynamodb"]["SequenceNumber"]
     clock.advance(24 * HOUR - 5 * 60)
     stale = iterator(streams, arn)  # positioned before "old1", which is not yet 24 hours old
-    assert _keys(read_all(streams, arn)) == ["old1", "old2"]
+    assert keys_of(read_all(streams, arn)) == ["old1", "old2"]
 
     clock.advance(10 * 60)  # the iterator is still valid, but what it points to is now trimmed
-    _put(ddb, "new")
+    put_keys(ddb, "new")
 
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=stale)
-    assert _code(excinfo) == "TrimmedDataAccessException"
-    assert _keys(read_all(streams, arn)) == ["new"]
+    assert error_code(excinfo) == "TrimmedDataAccessException"
+    assert keys_of(read_all(streams, arn)) == ["new"]
     with pytest.raises(ClientError) as excinfo:
         streams.get_shard_iterator(
             StreamArn=arn,
@@ -251,7 +237,7 @@ def test_records_older_than_24_hours_are_trimmed(ddb, streams, clock, engine):
             ShardIteratorType="AT_SEQUENCE_NUMBER",
             SequenceNumber=old_sequence,
         )
-    assert _code(excinfo) == "TrimmedDataAccessException"
+    assert error_code(excinfo) == "TrimmedDataAccessException"
     new_sequence = read_all(streams, arn)[0]["dynamodb"]["SequenceNumber"]
     shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
     assert shard["SequenceNumberRange"]["StartingSequenceNumber"] == new_sequence
@@ -262,15 +248,15 @@ def test_records_older_than_24_hours_are_trimmed(ddb, streams, clock, engine):
 
 def test_a_reader_that_kept_up_is_not_refused_when_read_records_are_trimmed(ddb, streams, clock):
     arn = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     clock.advance(24 * HOUR - 5 * 60)
-    _put(ddb, "b")
+    put_keys(ddb, "b")
     response = streams.get_records(ShardIterator=iterator(streams, arn))
-    assert _keys(response["Records"]) == ["a", "b"]
+    assert keys_of(response["Records"]) == ["a", "b"]
     clock.advance(10 * 60)  # "a" is trimmed now, but it was read already
-    _put(ddb, "c")
+    put_keys(ddb, "c")
 
-    assert _keys(streams.get_records(ShardIterator=response["NextShardIterator"])["Records"]) == ["c"]
+    assert keys_of(streams.get_records(ShardIterator=response["NextShardIterator"])["Records"]) == ["c"]
 
 
 def test_trim_streams_applies_the_retention_to_streams_nobody_reads(ddb, clock, engine):
@@ -278,9 +264,9 @@ def test_trim_streams_applies_the_retention_to_streams_nobody_reads(ddb, clock, 
 
     create_table(ddb)
     create_table(ddb, name="quiet")
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     clock.advance(25 * HOUR)
-    _put(ddb, "b", table="quiet")
+    put_keys(ddb, "b", table="quiet")
 
     assert trim_streams(engine) == 1
     (remaining,) = engine.store.conn.execute("SELECT COUNT(*) FROM tw_stream").fetchone()

@@ -12,20 +12,7 @@ import tablewright
 from tablewright.engine import Engine
 from tablewright.engine.ops.streams import trim_streams
 
-from ._support import HOUR, create_table, iterator, read_all, shard_of
-
-
-def _code(excinfo: pytest.ExceptionInfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
-
-
-def _put(ddb, *keys: str, table: str = "orders") -> None:
-    for key in keys:
-        ddb.put_item(TableName=table, Item={"pk": {"S": key}})
-
-
-def _keys(records) -> list[str]:
-    return [r["dynamodb"]["Keys"]["pk"]["S"] for r in records]
+from ._support import HOUR, create_table, error_code, iterator, keys_of, put_keys, read_all, shard_of
 
 
 def _disable(ddb, table: str = "orders") -> None:
@@ -48,17 +35,17 @@ def _listed(streams, **request) -> list[tuple[str, str]]:
 
 def test_re_enabling_starts_a_new_empty_stream_and_the_old_one_stays_readable(ddb, streams, clock):
     old = create_table(ddb)
-    _put(ddb, "a", "b")
+    put_keys(ddb, "a", "b")
     _disable(ddb)
-    _put(ddb, "between")  # no stream is enabled: in neither
+    put_keys(ddb, "between")  # no stream is enabled: in neither
     clock.advance(1)
     new = _enable(ddb)
-    _put(ddb, "c")
+    put_keys(ddb, "c")
 
     assert new != old
     assert new.rsplit("/", 1)[1] == ddb.describe_table(TableName="orders")["Table"]["LatestStreamLabel"]
-    assert _keys(read_all(streams, old)) == ["a", "b"]
-    assert _keys(read_all(streams, new)) == ["c"]
+    assert keys_of(read_all(streams, old)) == ["a", "b"]
+    assert keys_of(read_all(streams, new)) == ["c"]
     assert shard_of(streams, old) != shard_of(streams, new)
     assert sorted(_listed(streams, TableName="orders")) == [("orders", old), ("orders", new)]
 
@@ -73,17 +60,17 @@ def test_re_enabling_starts_a_new_empty_stream_and_the_old_one_stays_readable(dd
 
 def test_a_closed_shard_ends_at_its_last_record_and_then_gives_no_next_iterator(ddb, streams):
     arn = create_table(ddb)
-    _put(ddb, "a", "b", "c")
+    put_keys(ddb, "a", "b", "c")
     _disable(ddb)
     _enable(ddb)
-    _put(ddb, "d")  # in the new stream: must not extend the closed shard
+    put_keys(ddb, "d")  # in the new stream: must not extend the closed shard
 
     (shard,) = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
     first = streams.get_records(ShardIterator=iterator(streams, arn), Limit=2)
     second = streams.get_records(ShardIterator=first["NextShardIterator"], Limit=2)
 
-    assert _keys(first["Records"]) == ["a", "b"]
-    assert _keys(second["Records"]) == ["c"]
+    assert keys_of(first["Records"]) == ["a", "b"]
+    assert keys_of(second["Records"]) == ["c"]
     assert "NextShardIterator" not in second
     assert shard["SequenceNumberRange"] == {
         "StartingSequenceNumber": first["Records"][0]["dynamodb"]["SequenceNumber"],
@@ -95,35 +82,35 @@ def test_a_closed_shard_ends_at_its_last_record_and_then_gives_no_next_iterator(
 
 def test_sequence_numbers_of_another_stream_of_the_table_are_refused(ddb, streams):
     old = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     _disable(ddb)
     new = _enable(ddb)
-    _put(ddb, "b")
+    put_keys(ddb, "b")
     old_sequence = read_all(streams, old)[0]["dynamodb"]["SequenceNumber"]
     new_sequence = read_all(streams, new)[0]["dynamodb"]["SequenceNumber"]
 
     for arn, sequence in ((new, old_sequence), (old, new_sequence)):
         with pytest.raises(ClientError) as excinfo:
             iterator(streams, arn, "AT_SEQUENCE_NUMBER", sequence)
-        assert _code(excinfo) == "ValidationException"
+        assert error_code(excinfo) == "ValidationException"
         assert sequence in str(excinfo.value)
 
 
 def test_a_disabled_stream_disappears_24_hours_after_it_was_disabled(ddb, streams, clock, engine):
     old = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     clock.advance(HOUR)
     _disable(ddb)
     new = _enable(ddb)
     clock.advance(23 * HOUR + 30 * 60)  # "a" is past 24 hours, the stream is not yet
-    assert _keys(read_all(streams, old)) == []
+    assert keys_of(read_all(streams, old)) == []
     assert old in dict(map(reversed, _listed(streams)))
 
     clock.advance(HOUR)
     assert _listed(streams) == [("orders", new)]
     with pytest.raises(ClientError) as excinfo:
         streams.describe_stream(StreamArn=old)
-    assert _code(excinfo) == "ResourceNotFoundException"
+    assert error_code(excinfo) == "ResourceNotFoundException"
     trim_streams(engine)
     (rows,) = engine.store.conn.execute(
         "SELECT COUNT(*) FROM tw_streams WHERE end_seq IS NOT NULL"
@@ -156,7 +143,7 @@ def test_a_deleted_tables_stream_stays_listed_and_readable_for_24_hours(ddb, str
     assert [k["AttributeName"] for k in described["KeySchema"]] == ["pk", "sk"]
     assert "EndingSequenceNumber" in described["Shards"][0]["SequenceNumberRange"]
     response = streams.get_records(ShardIterator=iterator(streams, arn))
-    assert _keys(response["Records"]) == ["a"]
+    assert keys_of(response["Records"]) == ["a"]
     assert "NextShardIterator" not in response
 
     clock.advance(24 * HOUR + 1)
@@ -167,7 +154,7 @@ def test_a_deleted_tables_stream_stays_listed_and_readable_for_24_hours(ddb, str
     ):
         with pytest.raises(ClientError) as excinfo:
             call()
-        assert _code(excinfo) == "ResourceNotFoundException"
+        assert error_code(excinfo) == "ResourceNotFoundException"
     trim_streams(engine)
     counts = engine.store.conn.execute(
         "SELECT (SELECT COUNT(*) FROM tw_stream), (SELECT COUNT(*) FROM tw_streams), "
@@ -178,15 +165,15 @@ def test_a_deleted_tables_stream_stays_listed_and_readable_for_24_hours(ddb, str
 
 def test_a_table_recreated_under_the_same_name_has_a_separate_stream(ddb, streams, clock):
     old = create_table(ddb)
-    _put(ddb, "a")
+    put_keys(ddb, "a")
     ddb.delete_table(TableName="orders")
     clock.advance(1)
     new = create_table(ddb)
-    _put(ddb, "b")
+    put_keys(ddb, "b")
 
     assert sorted(_listed(streams, TableName="orders")) == [("orders", old), ("orders", new)]
-    assert _keys(read_all(streams, old)) == ["a"]
-    assert _keys(read_all(streams, new)) == ["b"]
+    assert keys_of(read_all(streams, old)) == ["a"]
+    assert keys_of(read_all(streams, new)) == ["b"]
 
 
 # ------------------------------------------------------------------------- cost and older files
@@ -199,7 +186,7 @@ def test_the_write_path_runs_the_same_statements_on_a_re_enabled_stream(ddb, eng
 
     def count_put(key: str) -> int:
         statements.clear()
-        _put(ddb, key)
+        put_keys(ddb, key)
         return len(statements)
 
     before = count_put("a")
@@ -216,7 +203,7 @@ def test_a_file_written_before_stream_generations_keeps_working(tmp_path, clock)
     ddb = tablewright.connect(engine=engine)
     streams = tablewright.connect(service="dynamodbstreams", engine=engine)
     old = create_table(ddb)
-    _put(ddb, "a", "b")
+    put_keys(ddb, "a", "b")
     _disable(ddb)
     engine.close()
     # What an older engine left: a disabled stream, its records, and no tw_streams table at all.
@@ -227,14 +214,14 @@ def test_a_file_written_before_stream_generations_keeps_working(tmp_path, clock)
     ddb = tablewright.connect(engine=engine)
     streams = tablewright.connect(service="dynamodbstreams", engine=engine)
     response = streams.get_records(ShardIterator=iterator(streams, old))
-    assert _keys(response["Records"]) == ["a", "b"]
+    assert keys_of(response["Records"]) == ["a", "b"]
     assert "NextShardIterator" not in response
     ending = streams.describe_stream(StreamArn=old)["StreamDescription"]["Shards"][0]["SequenceNumberRange"]
     assert ending["EndingSequenceNumber"] == response["Records"][-1]["dynamodb"]["SequenceNumber"]
 
     clock.advance(1)
     new = _enable(ddb)
-    _put(ddb, "c")
-    assert _keys(read_all(streams, old)) == ["a", "b"]
-    assert _keys(read_all(streams, new)) == ["c"]
+    put_keys(ddb, "c")
+    assert keys_of(read_all(streams, old)) == ["a", "b"]
+    assert keys_of(read_all(streams, new)) == ["c"]
     engine.close()
