@@ -384,11 +384,13 @@ def boto3_overhead(count: int) -> dict[str, float]:
         "engine direct": engine.handle,
     }
     best: dict[str, float] = {}
-    # Interleaved rounds, best of each: on a shared machine the callers see the same background load.
-    for _ in range(5):
+    # Many short interleaved rounds, best of each: on a shared machine the callers see the same
+    # background load, and one of many short rounds is likely to have run undisturbed.
+    rounds = 15
+    for _ in range(rounds):
         for op, request in samples.values():
             for what, caller in callers.items():
-                seconds = per_call(caller, [(op, request)] * max(1, count // 5), chunks=1)
+                seconds = per_call(caller, [(op, request)] * max(1, count // rounds), chunks=1)
                 best[f"{op} {what}"] = min(best.get(f"{op} {what}", seconds), seconds)
     engine.close()
     return best
