@@ -68,12 +68,12 @@ class Expressions:
         raw_values = request.get("ExpressionAttributeValues")
         texts = {attribute: request.get(field_name) for attribute, field_name in parsers.items()}
         if not any(texts.values()):
-            for field_name, given in (
-                ("ExpressionAttributeNames", names),
-                ("ExpressionAttributeValues", raw_values),
-            ):
-                if given is not None:
-                    raise ValidationException(f"{field_name} can only be specified when using expressions")
+            if names is not None:
+                raise ValidationException(
+                    "ExpressionAttributeNames can only be specified when using expressions"
+                )
+            if raw_values is not None:
+                raise ValidationException(_values_without_expressions(parsers.values()))
             return _NONE
         values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values else raw_values
         parsed = cls(names, values)
@@ -96,6 +96,18 @@ class Expressions:
 
 
 _NONE = Expressions(None, None)
+# The expressions that could use values, in the order DynamoDB names them when none is given.
+_VALUE_EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "FilterExpression", "KeyConditionExpression")
+
+
+def _values_without_expressions(fields: Any) -> str:
+    """DynamoDB's message for ExpressionAttributeValues in a request without any expression using them."""
+    missing = [name for name in _VALUE_EXPRESSIONS if name in set(fields)]
+    message = "ExpressionAttributeValues can only be specified when using expressions"
+    if not missing:
+        return message
+    return f"{message}: {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} null"
+
 
 _PARSERS = {
     "condition": lambda text, kind: ex.parse_condition(text, kind),

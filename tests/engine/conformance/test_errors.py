@@ -93,10 +93,28 @@ ERRORS = {
         "ValidationException",
         ["ExpressionAttributeValues must not be empty"],
     ),
+    # The wording names the expressions that could have used the values (as dynalite records it).
     "values without an expression": (
         lambda c: _put(c, ExpressionAttributeValues={":v": {"S": "x"}}),
         "ValidationException",
-        ["ExpressionAttributeValues can only be specified when using expressions"],
+        [
+            "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"
+        ],
+    ),
+    "values without an update or condition expression": (
+        lambda c: c.update_item(
+            TableName=TABLE, Key={"pk": {"S": "a"}}, ExpressionAttributeValues={":v": {"S": "x"}}
+        ),
+        "ValidationException",
+        [
+            "ExpressionAttributeValues can only be specified when using expressions: "
+            "UpdateExpression and ConditionExpression are null"
+        ],
+    ),
+    "values without a filter on a scan": (
+        lambda c: c.scan(TableName=TABLE, ExpressionAttributeValues={":v": {"S": "x"}}),
+        "ValidationException",
+        ["ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null"],
     ),
     "failed condition": (
         lambda c: (_put(c), _put(c, ConditionExpression="attribute_not_exists(pk)")),
