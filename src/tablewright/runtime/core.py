@@ -175,6 +175,14 @@ class Runtime:
             )
         )
 
+    def _check_update_version(self, entity: str, key: Mapping[str, object], expected: int | None) -> None:
+        """The design's ``version_on_update: required`` convention: every update names the version it read."""
+        if self.design.conventions.requires_version_check and expected is None:
+            raise ConventionError(
+                f"{entity} {dict(key)}: update without expected_version; the design's convention "
+                "version_on_update: required demands a version check on every update"
+            )
+
     def update(
         self,
         entity: str,
@@ -195,11 +203,7 @@ class Runtime:
         of different attributes both survive. ``condition`` must hold for the stored item.
         """
         found = self.entity(entity)
-        if self.design.conventions.requires_version_check and expected_version is None:
-            raise ConventionError(
-                f"{entity} {dict(key)}: update without expected_version; the design's convention "
-                "version_on_update: required demands a version check on every update"
-            )
+        self._check_update_version(entity, key, expected_version)
         cond = condition_of(found, condition, condition_params)
         moment = now or datetime.now(UTC)
         return self.writer.run(
@@ -283,11 +287,7 @@ class Runtime:
     ) -> TxOp:
         """An update for ``transact`` (same meaning as ``update``)."""
         self.entity(entity)
-        if self.design.conventions.requires_version_check and expected_version is None:
-            raise ConventionError(
-                f"{entity} {dict(key)}: update without expected_version; the design's convention "
-                "version_on_update: required demands a version check on every update"
-            )
+        self._check_update_version(entity, key, expected_version)
         return TxOp(
             "update",
             entity,
