@@ -102,7 +102,8 @@ _VALUE_EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "FilterExpressi
 
 def _values_without_expressions(fields: Any) -> str:
     """DynamoDB's message for ExpressionAttributeValues in a request without any expression using them."""
-    missing = [name for name in _VALUE_EXPRESSIONS if name in set(fields)]
+    given = set(fields)
+    missing = [name for name in _VALUE_EXPRESSIONS if name in given]
     message = "ExpressionAttributeValues can only be specified when using expressions"
     if not missing:
         return message
@@ -297,14 +298,9 @@ def _same(left: Item, right: Item) -> bool:
     return left.keys() == right.keys() and all(equal(left[k], right[k]) for k in left)
 
 
-def new_item(table: TableMeta, raw: Any) -> tuple[Item, Item, tuple[int, bytes, bytes]]:
-    """Validate an item from a request; return it with its primary key and encoded key."""
-    item, key, encoded, _ = new_item_sized(table, raw)
-    return item, key, encoded
-
-
 def new_item_sized(table: TableMeta, raw: Any) -> tuple[Item, Item, tuple[int, bytes, bytes], int]:
-    """:func:`new_item` plus the item's size, measured in the same walk as the validation."""
+    """Validate an item from a request; return it with its primary key, encoded key and size (measured in
+    the same walk as the validation)."""
     item, size = validate_item_sized(raw)
     encoded = table.encode_item_key(item, for_item=True)
     return item, table.key_of(item), encoded, size
