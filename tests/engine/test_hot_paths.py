@@ -130,7 +130,7 @@ def test_request_key_shortcut_matches_full_validation(raw: object) -> None:
 
 def test_fast_key_is_a_copy() -> None:
     raw = {"pk": {"S": "a"}, "sk": {"N": "5"}}
-    key = TABLE.request_key(raw)
+    key, _ = TABLE.key_and_encoding(raw)
     key["pk"]["S"] = "changed"
     assert raw["pk"]["S"] == "a"
 

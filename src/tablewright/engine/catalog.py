@@ -231,8 +231,8 @@ class TableMeta:
         return self._encode_key_checked(item, for_item=for_item)
 
     def key_and_encoding(self, raw: Any) -> tuple[Item, tuple[int, bytes, bytes]]:
-        """A request's Key map validated and normalised, with its encoding (:meth:`request_key` and
-        :meth:`encode_item_key` in one pass over a well-formed key; the full checks otherwise)."""
+        """A request's Key map validated and normalised, with its encoding: one pass over a well-formed
+        key (the schema's attributes, S or canonical N values), the full checks and exact errors otherwise."""
         schema = self.key
         if type(raw) is dict and len(raw) == (1 if schema.range_name is None else 2):
             # The common shapes in one pass: S or canonical N values of the schema's attributes.
@@ -317,30 +317,6 @@ class TableMeta:
             raise invalid("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
         pk = parts[0]
         return partition_hash(pk), pk, parts[1] if len(parts) > 1 else b""
-
-    def request_key(self, raw: Any) -> Item:
-        """Validate a request's Key map and return it normalised (encode_item_key checks the schema).
-
-        A well-formed key (the schema's attributes, S or canonical N values) is copied as it is; anything
-        else goes through full validation, which raises DynamoDB's exact error for what is wrong.
-        """
-        key = self._plain_key(raw)
-        return validate_item(raw, "key") if key is None else key
-
-    def _plain_key(self, raw: Any) -> Item | None:
-        """A copy of ``raw`` if it needs no normalisation (validate_item would return it unchanged)."""
-        if type(raw) is not dict or len(raw) != len(self.key.names):
-            return None
-        key: Item = {}
-        for name, kind in self.key.typed:
-            value = raw.get(name)
-            if type(value) is not dict or len(value) != 1:
-                return None
-            payload = value.get(kind)
-            if not (type(payload) is str and (kind == "S" or (kind == "N" and is_canonical_number(payload)))):
-                return None
-            key[name] = {kind: payload}
-        return key
 
     def check_item(self, item: Item, size: int | None = None) -> int:
         """Validate a whole item for writing: key, index keys, size. Returns its size in bytes.
