@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -20,36 +19,16 @@ from rich.table import Table as RichTable
 
 from ..design import DesignError, load
 from ..runtime import Runtime
-from ..runtime.samples import Example, call_flexibly, find_examples, load_generator
+from ..runtime.samples import Example, call_flexibly, find_examples, load_generator, load_sample_data
 from ..runtime.verify import Verdict, verify_pattern
 from ..runtime.wire import Record
 
 
 def _load_samples(rt: Runtime, data: dict[str, list[dict]], console: Console, quiet: bool) -> list[Record]:
-    records: list[Record] = []
     total = sum(len(v) for v in data.values())
     with Progress(console=console, disable=quiet or not console.is_terminal, transient=True) as progress:
         task = progress.add_task("loading sample data", total=total)
-        for entity_name, values in data.items():
-            entity = rt.entity(entity_name)
-            for group in _batches(entity.idempotency_key, values):
-                key = group[0].get(entity.idempotency_key) if entity.idempotency_key else None
-                result = rt.put_many(entity_name, group, idempotency_key=key)
-                records += result.records
-                progress.advance(task, len(group))
-    return records
-
-
-def _batches(attribute: str | None, values: list[dict]) -> Iterable[list[dict]]:
-    """Items grouped by idempotency key (one marker per key), else in chunks of 25."""
-    if attribute is None:
-        for start in range(0, len(values), 25):
-            yield values[start : start + 25]
-        return
-    groups: dict[object, list[dict]] = {}
-    for value in values:
-        groups.setdefault(repr(value.get(attribute)), []).append(value)
-    yield from groups.values()
+        return load_sample_data(rt, data, lambda n: progress.advance(task, n))
 
 
 def check_example(
