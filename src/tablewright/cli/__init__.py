@@ -17,6 +17,7 @@ _COMMANDS = {
     "export": "tablewright.cli.export:export",
     "import": "tablewright.cli.import_:import_",
     "migrate": "tablewright.cli.migrate:migrate",
+    "explore": "tablewright.cli.explore:explore",
 }
 
 
