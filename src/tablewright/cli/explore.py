@@ -11,12 +11,20 @@ import click
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--db", "db", default=None, metavar="FILE", help="An existing SQLite database of the embedded engine.")
-@click.option("--endpoint", default=None, metavar="URL", help="A DynamoDB endpoint (AWS, tablewright serve, ...).")
+@click.option(
+    "--db", "db", default=None, metavar="FILE", help="An existing SQLite database of the embedded engine."
+)
+@click.option(
+    "--endpoint", default=None, metavar="URL", help="A DynamoDB endpoint (AWS, tablewright serve, ...)."
+)
 @click.option("--port", default=8765, show_default=True, help="Port to listen on (0: any free port).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default)."
+)
 @click.option("--write", "writable", is_flag=True, help="Allow creating, editing and deleting items.")
-@click.option("--seed", default=1, show_default=True, help="Sample data random seed (without --db/--endpoint).")
+@click.option(
+    "--seed", default=1, show_default=True, help="Sample data random seed (without --db/--endpoint)."
+)
 @click.option("--scale", default=1.0, show_default=True, help="Sample data size multiplier.")
 def explore(
     paths: tuple[Path, ...],
@@ -39,7 +47,9 @@ def explore(
     if db is not None and endpoint is not None:
         fail("give --db or --endpoint, not both", 2)
     try:
-        explorer = open_explorer(list(paths), db=db, endpoint=endpoint, writable=writable, seed=seed, scale=scale)
+        explorer = open_explorer(
+            list(paths), db=db, endpoint=endpoint, writable=writable, seed=seed, scale=scale
+        )
     except ExploreError as exc:
         fail(str(exc), exc.exit_code)
     app = create_app(explorer, allowed_hosts={host})

@@ -11,10 +11,12 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import jinja2
 import orjson
 from starlette.applications import Starlette
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -46,7 +48,10 @@ class NotFound(Exception):
 def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> Starlette:
     """The explorer's web application over ``explorer``."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     env.filters["json"] = lambda value: to_json(value, indent=False)
     env.filters["pretty"] = to_json
@@ -113,7 +118,9 @@ class Pages:
         self.token = token
 
     # ------------------------------------------------------------------------------------ helpers
-    def _respond(self, request: Request, template: str, data: dict[str, Any], as_json: bool, status: int = 200) -> Response:
+    def _respond(
+        self, request: Request, template: str, data: dict[str, Any], as_json: bool, status: int = 200
+    ) -> Response:
         if as_json:
             return _Json(data, status_code=status)
         page = self.env.get_template(template).render(
@@ -140,12 +147,16 @@ class Pages:
 
     def _workspace(self, name: str) -> Any:
         if name not in self.explorer.workspaces:
-            raise NotFound(f"no design {name!r} (explore was started with: {', '.join(self.explorer.workspaces) or 'none'})")
+            raise NotFound(
+                f"no design {name!r} (explore was started with: {', '.join(self.explorer.workspaces) or 'none'})"
+            )
         return self.explorer.workspaces[name]
 
     async def not_found(self, request: Request, exc: Exception) -> Response:
         data = {"error": str(exc), "status": 404}
-        return self._respond(request, "error.html", data, _wants_json(request)[1] or request.url.path.endswith(".json"), 404)
+        return self._respond(
+            request, "error.html", data, _wants_json(request)[1] or request.url.path.endswith(".json"), 404
+        )
 
     def _error(self, request: Request, message: str, status: int, as_json: bool) -> Response:
         return self._respond(request, "error.html", {"error": message, "status": status}, as_json, status)
@@ -157,18 +168,26 @@ class Pages:
         table_rows = []
         for name in self._table_names():
             workspace, table = self.explorer.design_of_table(name)
-            table_rows.append({"name": name, "design": workspace.name if workspace else None, "logical": table.name if table else None})
+            table_rows.append(
+                {
+                    "name": name,
+                    "design": workspace.name if workspace else None,
+                    "logical": table.name if table else None,
+                }
+            )
         designs = [
             {
                 "name": w.name,
                 "path": str(w.path),
                 "description": w.design.description,
                 "patterns": list(w.design.patterns),
-                "views": [{"name": v.name, "title": v.heading, "kind": v.kind} for v in w.design.views.values()],
+                "views": [
+                    {"name": v.name, "title": v.heading, "kind": v.kind} for v in w.design.views.values()
+                ],
             }
             for w in self.explorer.workspaces.values()
         ]
-        data = {"tables": table_rows, "designs": designs, **self._mode()}
+        data = {"tables": table_rows, "designs": designs, "writable": self.explorer.writable, "source": self.explorer.source}
         return self._respond(request, "index.html", data, as_json)
 
     def table(self, request: Request) -> Response:
@@ -178,7 +197,11 @@ class Pages:
             raise NotFound(f"no table {name!r}")
         description = tables.describe(self.explorer.client, name)
         workspace, design_table = self.explorer.design_of_table(name)
-        data: dict[str, Any] = {"table": description, "design": workspace.name if workspace else None, "query": dict(request.query_params)}
+        data: dict[str, Any] = {
+            "table": description,
+            "design": workspace.name if workspace else None,
+            "query": dict(request.query_params),
+        }
         status = 200
         try:
             query = tables.ItemQuery.from_params(request.query_params, description)
@@ -194,7 +217,9 @@ class Pages:
         for item in result["items"]:
             info = reader.describe(item).as_dict() if reader else None
             key = {k: item[k] for k in (description["partition"], description["sort"]) if k and k in item}
-            rows.append({"item": item, "plain": plain(item), "entity": info, "key": to_json(key, indent=False)})
+            rows.append(
+                {"item": item, "plain": plain(item), "entity": info, "key": to_json(key, indent=False)}
+            )
         data.update(result=result | {"items": None}, rows=rows)
         data["key_names"] = [k for k in (description["partition"], description["sort"]) if k]
         if query_ok := ("error" not in data):
@@ -204,7 +229,9 @@ class Pages:
         data["operators"] = list(tables.SORT_OPERATORS)
         data["filter_operators"] = list(tables.FILTER_OPERATORS)
         data["filter_types"] = list(tables.FILTER_TYPES)
-        data["entities"] = [e.name for e in workspace.design.entities_in(design_table.name)] if workspace else []
+        data["entities"] = (
+            [e.name for e in workspace.design.entities_in(design_table.name)] if workspace else []
+        )
         return self._respond(request, "table.html", data, as_json, status)
 
     def _item_context(self, name: str, key_text: str | None) -> tuple[dict[str, Any], Any, Any, dict | None]:
@@ -215,7 +242,9 @@ class Pages:
             raise NotFound("give the item's key as ?key={DynamoDB JSON}")
         try:
             key = orjson.loads(key_text)
-            response = self.explorer.client.get_item(TableName=name, Key=edit.client_wire(key), ConsistentRead=True)
+            response = self.explorer.client.get_item(
+                TableName=name, Key=edit.client_wire(key), ConsistentRead=True
+            )
         except Exception as exc:  # not JSON, not a key of this table: say which
             raise NotFound(f"key {key_text[:200]}: {_client_message(exc)}") from None
         if "Item" not in response:
@@ -235,16 +264,25 @@ class Pages:
         if workspace and info and info.entity:
             entity = workspace.design.entities[info.entity]
             data["attributes"] = [
-                {"name": n, "type": a.type, "required": a.required, "computed": a.computed is not None, "format": a.format}
+                {
+                    "name": n,
+                    "type": a.type,
+                    "required": a.required,
+                    "computed": a.computed is not None,
+                    "format": a.format,
+                }
                 for n, a in entity.attributes.items()
             ]
             data["natural"] = {k: v for k, v in data["plain"].items() if k in entity.attributes}
+            data["version"] = (
+                data["plain"].get(entity.version_attribute) if entity.version_attribute else None
+            )
         return data, workspace, info, item
 
     async def item(self, request: Request) -> Response:
         """One item: DynamoDB JSON and plain JSON, its entity; edit and delete with ``--write``."""
         name, as_json = _wants_json(request, request.path_params["table"])
-        form = await request.form() if request.method == "POST" else None
+        form = await _form(request) if request.method == "POST" else None
         key_text = request.query_params.get("key") or (form.get("key") if form else None)
         data, workspace, info, item = await _in_thread(self._item_context, name, key_text)
         if form is None:
@@ -264,14 +302,25 @@ class Pages:
             return self._respond(request, "item.html", data, as_json, 409)
         if action == "delete":
             return self._done(request, f"/tables/{name}", {"deleted": data["key"]}, as_json)
-        return self._done(request, f"/tables/{name}/item?key={_quote(key_text or '')}", {"updated": data["key"]}, as_json)
+        return self._done(
+            request, f"/tables/{name}/item?key={_quote(key_text or '')}", {"updated": data["key"]}, as_json
+        )
 
     def _check_post(self, form: Any, request: Request) -> Response | None:
         as_json = _wants_json(request)[1]
         if not self.explorer.writable:
-            return self._error(request, "explore is read-only: start it with --write to change items", 403, as_json)
-        if not secrets.compare_digest(str(form.get("_token") or request.headers.get("x-explore-token") or ""), self.token):
-            return self._error(request, "the form's token is missing or stale: reload the page and submit again", 403, as_json)
+            return self._error(
+                request, "explore is read-only: start it with --write to change items", 403, as_json
+            )
+        if not secrets.compare_digest(
+            str(form.get("_token") or request.headers.get("x-explore-token") or ""), self.token
+        ):
+            return self._error(
+                request,
+                "the form's token is missing or stale: reload the page and submit again",
+                403,
+                as_json,
+            )
         return None
 
     def _done(self, request: Request, location: str, data: dict[str, Any], as_json: bool) -> Response:
@@ -282,6 +331,9 @@ class Pages:
     def _design_write(self, workspace: Any, entity: str, action: str, stored: dict, form: Any) -> None:
         rt = workspace.runtime
         found = workspace.design.entities[entity]
+        if found.version_attribute and (form.get("_version") or "").strip().isdigit():
+            # The version the person saw when the form was drawn: a change stored since is a conflict.
+            stored = {**stored, found.version_attribute: int(form["_version"])}
         if action == "delete":
             edit.delete(rt, entity, stored)
             return
@@ -312,15 +364,26 @@ class Pages:
         workspace, design_table = self.explorer.design_of_table(name)
         entities = {e.name: e for e in workspace.design.entities_in(design_table.name)} if workspace else {}
         chosen = request.query_params.get("entity") or next(iter(entities), None)
-        data: dict[str, Any] = {"table": description, "design": workspace.name if workspace else None, "entities": list(entities), "entity": chosen}
+        data: dict[str, Any] = {
+            "table": description,
+            "design": workspace.name if workspace else None,
+            "entities": list(entities),
+            "entity": chosen,
+        }
         if chosen in entities:
             data["attributes"] = [
-                {"name": n, "type": a.type, "required": a.required, "computed": a.computed is not None, "format": a.format}
+                {
+                    "name": n,
+                    "type": a.type,
+                    "required": a.required,
+                    "computed": a.computed is not None,
+                    "format": a.format,
+                }
                 for n, a in entities[chosen].attributes.items()
             ]
         if request.method == "GET":
             return self._respond(request, "new.html", data, as_json)
-        form = await request.form()
+        form = await _form(request)
         refusal = self._check_post(form, request)
         if refusal is not None:
             return refusal
@@ -329,7 +392,12 @@ class Pages:
         except edit.WriteRefused as exc:
             data.update(refused=str(exc), submitted=dict(form), entity=form.get("entity") or chosen)
             return self._respond(request, "new.html", data, as_json, 409)
-        return self._done(request, f"/tables/{name}/item?key={_quote(to_json(key, indent=False))}", {"created": key}, as_json)
+        return self._done(
+            request,
+            f"/tables/{name}/item?key={_quote(to_json(key, indent=False))}",
+            {"created": key},
+            as_json,
+        )
 
     def _create(self, workspace: Any, entities: dict, form: Any, table: str, description: dict) -> dict:
         key_names = [k for k in (description["partition"], description["sort"]) if k]
@@ -343,7 +411,9 @@ class Pages:
         if form.get("json"):
             values = edit.parse_json_values(form["json"])
         else:
-            values, _ = edit.parse_fields(entities[entity], {k[5:]: v for k, v in form.multi_items() if k.startswith("attr:")})
+            values, _ = edit.parse_fields(
+                entities[entity], {k[5:]: v for k, v in form.multi_items() if k.startswith("attr:")}
+            )
         record = edit.create(workspace.runtime, entity, values)
         stored = record.key if record is not None else {}
         return orjson.loads(to_json({k: _wire_scalar(v) for k, v in stored.items()}))
@@ -371,9 +441,25 @@ class Pages:
             "design": name,
             "path": str(workspace.path),
             "description": design.description,
-            "tables": [{"name": t.name, "physical": t.table_name, "entities": [e.name for e in design.entities_in(t.name)]} for t in design.tables.values()],
+            "tables": [
+                {
+                    "name": t.name,
+                    "physical": t.table_name,
+                    "entities": [e.name for e in design.entities_in(t.name)],
+                }
+                for t in design.tables.values()
+            ],
             "patterns": [_pattern_summary(p) for p in design.patterns.values()],
-            "views": [{"name": v.name, "title": v.heading, "kind": v.kind, "pattern": v.pattern, "description": v.description} for v in design.views.values()],
+            "views": [
+                {
+                    "name": v.name,
+                    "title": v.heading,
+                    "kind": v.kind,
+                    "pattern": v.pattern,
+                    "description": v.description,
+                }
+                for v in design.views.values()
+            ],
         }
         return self._respond(request, "design.html", data, as_json)
 
@@ -394,7 +480,9 @@ class Pages:
         given = {k: v for k, v in request.query_params.items() if k in pattern.params}
         sample = request.query_params.get("_sample")
         samples = workspace.param_sets.get(name) or []
-        defaults = samples[int(sample)] if sample and sample.isdigit() and int(sample) < len(samples) else None
+        defaults = (
+            samples[int(sample)] if sample and sample.isdigit() and int(sample) < len(samples) else None
+        )
         data: dict[str, Any] = {
             "design": workspace.name,
             **_pattern_summary(pattern),
@@ -422,7 +510,15 @@ class Pages:
         values = patterns.form_values(workspace, pattern, given, view.params)
         data: dict[str, Any] = {
             "design": workspace.name,
-            "view": {"name": view.name, "title": view.heading, "kind": view.kind, "pattern": view.pattern, "description": view.description, "label": view.label, "time": list(view.time)},
+            "view": {
+                "name": view.name,
+                "title": view.heading,
+                "kind": view.kind,
+                "pattern": view.pattern,
+                "description": view.description,
+                "label": view.label,
+                "time": list(view.time),
+            },
             "params": [{"name": n, "type": s.type, "value": values[n]} for n, s in pattern.params.items()],
         }
         status = 200
@@ -431,6 +527,12 @@ class Pages:
         except Exception as exc:  # a parameter the pattern refuses: show the form with the reason
             data["error"], status = f"{type(exc).__name__}: {exc}", 400
         return self._respond(request, "view.html", data, as_json, status)
+
+
+async def _form(request: Request) -> FormData:
+    """The POSTed form (``application/x-www-form-urlencoded``; the pages send nothing else)."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return FormData(parse_qsl(body, keep_blank_values=True))
 
 
 async def _in_thread(function: Any, *args: Any) -> Any:
@@ -467,12 +569,17 @@ def _pattern_summary(pattern: Any) -> dict[str, Any]:
     return {
         "name": pattern.name,
         "description": pattern.description,
-        "params": [{"name": n, "type": a.type, "format": a.format, "enum": list(a.enum) if a.enum else None} for n, a in pattern.params.items()],
+        "params": [
+            {"name": n, "type": a.type, "format": a.format, "enum": list(a.enum) if a.enum else None}
+            for n, a in pattern.params.items()
+        ],
         "returns": list(pattern.returns),
         "op": served.op,
         "index": served.index,
         "where": pattern.means.where.text if pattern.means.where is not None else None,
-        "order": f"{pattern.means.order.attribute} {'desc' if pattern.means.order.descending else 'asc'}" if pattern.means.order else None,
+        "order": f"{pattern.means.order.attribute} {'desc' if pattern.means.order.descending else 'asc'}"
+        if pattern.means.order
+        else None,
         "limit": pattern.means.limit,
     }
 

@@ -44,7 +44,11 @@ def _value(name: str, spec: Attribute, text: str) -> object:
             parsed = orjson.loads(text)
         except orjson.JSONDecodeError:
             return text
-        return PARAM_PARSERS["number"](text) if isinstance(parsed, int | float) and not isinstance(parsed, bool) else parsed
+        return (
+            PARAM_PARSERS["number"](text)
+            if isinstance(parsed, int | float) and not isinstance(parsed, bool)
+            else parsed
+        )
     if parser is None:
         return text
     try:
@@ -106,7 +110,9 @@ def delete(rt: Runtime, entity: str, stored: Mapping[str, object]) -> None:
     _refused(rt.delete, entity, key, expected_version=version)
 
 
-def raw_put(client: Any, table: str, item: Mapping[str, Any], key_names: list[str], create_only: bool) -> None:
+def raw_put(
+    client: Any, table: str, item: Mapping[str, Any], key_names: list[str], create_only: bool
+) -> None:
     """PutItem of a DynamoDB JSON item; ``create_only`` refuses an item that exists."""
     request: dict[str, Any] = {"TableName": table, "Item": client_wire(dict(item))}
     if create_only:

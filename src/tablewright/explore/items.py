@@ -54,7 +54,7 @@ def client_wire(value: Any, kind: str | None = None) -> Any:
     if kind == "M" or (kind is None and isinstance(value, dict) and not _is_typed(value)):
         return {k: client_wire(v) for k, v in value.items()}
     if kind is None and isinstance(value, dict):
-        (inner_kind, inner), = value.items()
+        ((inner_kind, inner),) = value.items()
         return {inner_kind: client_wire(inner, inner_kind)}
     return value
 

@@ -89,7 +89,11 @@ def _timed(design: Design, view: View, records: list[Record]) -> list[dict[str, 
     entries = []
     for record in records:
         attribute = next((a for a in view.time if record.get(a) is not None), None)
-        moment = instant(record.get(attribute), formats.get((record.entity, attribute or ""))) if attribute else None
+        moment = (
+            instant(record.get(attribute), formats.get((record.entity, attribute or "")))
+            if attribute
+            else None
+        )
         if moment is not None and zone is not None and moment.tzinfo is not None:
             moment = moment.astimezone(zone)
         entries.append(
@@ -116,7 +120,9 @@ def _table(design: Design, view: View, records: list[Record], params: Mapping[st
     return {"columns": columns, "rows": [record_json(r) for r in records]}
 
 
-def _timeline(design: Design, view: View, records: list[Record], params: Mapping[str, object]) -> dict[str, Any]:
+def _timeline(
+    design: Design, view: View, records: list[Record], params: Mapping[str, object]
+) -> dict[str, Any]:
     entries = _timed(design, view, records)
     for entry in entries:
         entry.pop("moment")
@@ -127,12 +133,17 @@ def _board(design: Design, view: View, records: list[Record], params: Mapping[st
     columns: dict[str, list[dict[str, Any]]] = {str(g): [] for g in view.groups}
     for record in records:
         value = record.get(view.group_by or "")
-        card = {**record_json(record), "label": str(record.get(view.label, "")) if view.label else record.entity}
+        card = {
+            **record_json(record),
+            "label": str(record.get(view.label, "")) if view.label else record.entity,
+        }
         columns.setdefault("(none)" if value is None else str(value), []).append(card)
     return {"group_by": view.group_by, "columns": [{"value": k, "cards": v} for k, v in columns.items()]}
 
 
-def _calendar(design: Design, view: View, records: list[Record], params: Mapping[str, object]) -> dict[str, Any]:
+def _calendar(
+    design: Design, view: View, records: list[Record], params: Mapping[str, object]
+) -> dict[str, Any]:
     entries = _timed(design, view, records)
     starts = [m for m in (instant(v, None) for v in params.values()) if m is not None]
     zone = _zone(view)
@@ -140,7 +151,14 @@ def _calendar(design: Design, view: View, records: list[Record], params: Mapping
         starts = [m.astimezone(zone) if m.tzinfo else m for m in starts]
     dated = [e["moment"] for e in entries if e["moment"] is not None]
     first: date = min(starts or dated or [datetime.now(UTC)]).date()
-    days = [{"date": (first + timedelta(days=n)).isoformat(), "weekday": (first + timedelta(days=n)).strftime("%a"), "entries": []} for n in range(7)]
+    days = [
+        {
+            "date": (first + timedelta(days=n)).isoformat(),
+            "weekday": (first + timedelta(days=n)).strftime("%a"),
+            "entries": [],
+        }
+        for n in range(7)
+    ]
     by_date = {d["date"]: d for d in days}
     outside = 0
     for entry in entries:
@@ -155,7 +173,9 @@ def _calendar(design: Design, view: View, records: list[Record], params: Mapping
 
 
 def _count(design: Design, view: View, records: list[Record], params: Mapping[str, object]) -> dict[str, Any]:
-    counts = Counter("(none)" if r.get(view.group_by or "") is None else str(r.get(view.group_by or "")) for r in records)
+    counts = Counter(
+        "(none)" if r.get(view.group_by or "") is None else str(r.get(view.group_by or "")) for r in records
+    )
     rows = [{"value": value, "count": n} for value, n in counts.most_common()]
     return {"group_by": view.group_by, "rows": rows, "max": max(counts.values(), default=0)}
 

@@ -68,7 +68,10 @@ def as_text(value: object) -> str:
 
 
 def form_values(
-    workspace: Workspace, pattern: AccessPattern, given: Mapping[str, str], defaults: Mapping[str, object] | None = None
+    workspace: Workspace,
+    pattern: AccessPattern,
+    given: Mapping[str, str],
+    defaults: Mapping[str, object] | None = None,
 ) -> dict[str, str]:
     """The text of each parameter field: given by the page, else the view's value, else the first sample set."""
     samples = workspace.param_sets.get(pattern.name) or [{}]

@@ -59,7 +59,10 @@ def describe(client: Any, name: str) -> dict[str, Any]:
         return {"partition": pk, "partition_type": types.get(pk), "sort": sk, "sort_type": types.get(sk)}
 
     indexes = []
-    for kind, entries in (("global", table.get("GlobalSecondaryIndexes", [])), ("local", table.get("LocalSecondaryIndexes", []))):
+    for kind, entries in (
+        ("global", table.get("GlobalSecondaryIndexes", [])),
+        ("local", table.get("LocalSecondaryIndexes", [])),
+    ):
         for index in entries:
             projection = index.get("Projection", {})
             indexes.append(
@@ -138,14 +141,20 @@ class ItemQuery:
             if op == "between" and query.sort_to is None:
                 raise QueryError("BETWEEN needs a second sort key value (sk2)")
         getlist = getattr(params, "getlist", lambda name: [get(name)] if get(name) is not None else [])
-        rows = zip(getlist("f_attr"), getlist("f_op"), getlist("f_value") + [""] * 10, getlist("f_type") + ["S"] * 10)
+        rows = zip(
+            getlist("f_attr"), getlist("f_op"), getlist("f_value") + [""] * 10, getlist("f_type") + ["S"] * 10
+        )
         for attribute, fop, value, kind in rows:
             if not attribute.strip():
                 continue
             if fop not in FILTER_OPERATORS:
-                raise QueryError(f"filter on {attribute}: operator {fop!r}; use one of {', '.join(FILTER_OPERATORS)}")
+                raise QueryError(
+                    f"filter on {attribute}: operator {fop!r}; use one of {', '.join(FILTER_OPERATORS)}"
+                )
             if kind not in FILTER_TYPES:
-                raise QueryError(f"filter on {attribute}: type {kind!r}; use one of {', '.join(FILTER_TYPES)}")
+                raise QueryError(
+                    f"filter on {attribute}: type {kind!r}; use one of {', '.join(FILTER_TYPES)}"
+                )
             query.filters.append(Filter(attribute.strip(), fop, value, kind))
         return query
 
@@ -154,7 +163,11 @@ class ItemQuery:
         request: dict[str, Any] = {"TableName": description["name"], "Limit": self.limit}
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
-        keys = description if self.index is None else next(i for i in description["indexes"] if i["name"] == self.index)
+        keys = (
+            description
+            if self.index is None
+            else next(i for i in description["indexes"] if i["name"] == self.index)
+        )
         if self.index is not None:
             request["IndexName"] = self.index
         if self.is_query:
