@@ -22,8 +22,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..runtime.items import key_fields
 from . import edit, layouts, live, patterns, review, tables
 from .items import EntityReader, cell, plain, to_json
+from .rows import items_body
 from .workspace import Explorer
 
 HERE = Path(__file__).parent
@@ -57,6 +59,7 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
     env.filters["pretty"] = to_json
     env.filters["bytes"] = _human_bytes
     env.globals["cell"] = cell
+    env.globals["items_body"] = items_body
     token = secrets.token_urlsafe(24)
     hosts = LOOPBACK_HOSTS | (allowed_hosts or set())
     pages = Pages(explorer, env, token)
@@ -187,7 +190,12 @@ class Pages:
             }
             for w in self.explorer.workspaces.values()
         ]
-        data = {"tables": table_rows, "designs": designs, "writable": self.explorer.writable, "source": self.explorer.source}
+        data = {
+            "tables": table_rows,
+            "designs": designs,
+            "writable": self.explorer.writable,
+            "source": self.explorer.source,
+        }
         return self._respond(request, "index.html", data, as_json)
 
     def table(self, request: Request) -> Response:
@@ -338,8 +346,12 @@ class Pages:
             edit.delete(rt, entity, stored)
             return
         if form.get("json"):
-            values = edit.parse_json_values(form["json"])
-            remove = [name for name in stored if name not in values and name in found.attributes]
+            values = edit.entity_values(found, edit.parse_json_values(form["json"]))
+            # What the JSON leaves out is removed; never what the runtime owns (keys, version, computed).
+            owned = {*key_fields(found), found.version_attribute} | {
+                n for n, a in found.attributes.items() if a.computed is not None
+            }
+            remove = [n for n in stored if n not in values and n in found.attributes and n not in owned]
         else:
             fields = {k[5:]: v for k, v in form.multi_items() if k.startswith("attr:")}
             values, remove = edit.parse_fields(found, fields)
@@ -409,7 +421,7 @@ class Pages:
         if entity not in entities:
             raise edit.WriteRefused(f"entity {entity!r}: table {table} holds {', '.join(entities)}")
         if form.get("json"):
-            values = edit.parse_json_values(form["json"])
+            values = edit.entity_values(entities[entity], edit.parse_json_values(form["json"]))
         else:
             values, _ = edit.parse_fields(
                 entities[entity], {k[5:]: v for k, v in form.multi_items() if k.startswith("attr:")}

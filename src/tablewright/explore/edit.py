@@ -10,14 +10,13 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from botocore.exceptions import ClientError
 
 from ..design.model import Attribute, Entity
 from ..runtime import Runtime, RuntimeFailure
 from ..runtime.items import key_fields
-from .items import client_wire
-from .patterns import PARAM_PARSERS
+from .items import client_wire, to_json
+from .patterns import PARAM_PARSERS, exact_json
 
 
 class WriteRefused(Exception):
@@ -39,16 +38,11 @@ def parse_fields(entity: Entity, fields: Mapping[str, str]) -> tuple[dict[str, o
 
 def _value(name: str, spec: Attribute, text: str) -> object:
     parser = PARAM_PARSERS.get(spec.type)
-    if parser is None and spec.type == "any":
+    if spec.type == "any":
         try:  # an undeclared attribute: JSON when it reads as JSON, else the text itself
-            parsed = orjson.loads(text)
-        except orjson.JSONDecodeError:
+            return exact_json(text)
+        except ValueError:
             return text
-        return (
-            PARAM_PARSERS["number"](text)
-            if isinstance(parsed, int | float) and not isinstance(parsed, bool)
-            else parsed
-        )
     if parser is None:
         return text
     try:
@@ -59,16 +53,30 @@ def _value(name: str, spec: Attribute, text: str) -> object:
 
 def parse_json_values(text: str) -> dict[str, object]:
     """A JSON object of attribute values (numbers exact, as DynamoDB keeps them)."""
-    import json
-    from decimal import Decimal
-
     try:
-        data = json.loads(text, parse_float=Decimal)
+        data = exact_json(text)
     except ValueError as exc:
         raise WriteRefused(f"the JSON does not parse: {exc}") from None
     if not isinstance(data, dict):
         raise WriteRefused("the JSON must be an object of attribute values")
     return data
+
+
+def entity_values(entity: Entity, data: Mapping[str, object]) -> dict[str, object]:
+    """JSON values given the entity's declared types where JSON has none (sets, binary)."""
+    values = dict(data)
+    for name, value in data.items():
+        spec = entity.attributes.get(name)
+        if spec is None or value is None:
+            continue
+        if (
+            spec.type.endswith("_set")
+            and isinstance(value, list)
+            or spec.type == "binary"
+            and isinstance(value, str)
+        ):
+            values[name] = _value(name, spec, to_json(value, indent=False))
+    return values
 
 
 def _refused(call: Any, *args: Any, **kwargs: Any) -> Any:

@@ -6,11 +6,12 @@ client against ``means`` evaluated over every stored entity the pattern can retu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import base64
+import binascii
+import json
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
-
-import orjson
 
 from ..design.model import AccessPattern, Attribute
 from ..runtime.verify import Verdict, stored_records, verify_pattern
@@ -37,13 +38,43 @@ def _number(text: str) -> int | Decimal:
     return int(number) if number == number.to_integral_value() else number
 
 
-# How the text of a form field becomes a value of the parameter's declared type.
-PARAM_PARSERS = {
+def exact_json(text: str) -> object:
+    """JSON with exact numbers (DynamoDB keeps numbers exact; floats would not be)."""
+    return json.loads(text, parse_float=Decimal)
+
+
+def _json_set(convert: Callable[[object], object]) -> Callable[[str], set]:
+    def parse(text: str) -> set:
+        values = exact_json(text)
+        if not isinstance(values, list) or not values:
+            raise ValueError('write a non-empty JSON list, e.g. ["a", "b"]')
+        return {convert(v) for v in values}
+
+    return parse
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a string")
+    return value
+
+
+def _null(text: str) -> None:
+    if text.strip().lower() != "null":
+        raise ValueError("a null attribute holds only null")
+
+
+# How the text of a form field becomes a value of the declared type (strings stay as typed).
+PARAM_PARSERS: dict[str, Callable[[str], object]] = {
     "number": _number,
     "boolean": _boolean,
-    "list": orjson.loads,
-    "map": orjson.loads,
-    "set": orjson.loads,
+    "list": exact_json,
+    "map": exact_json,
+    "binary": lambda text: base64.b64decode(text, validate=True),
+    "string_set": _json_set(_text),
+    "number_set": _json_set(lambda v: _number(str(v))),
+    "binary_set": _json_set(lambda v: base64.b64decode(_text(v), validate=True)),
+    "null": _null,
 }
 
 
@@ -54,7 +85,7 @@ def parse_param(name: str, spec: Attribute, text: str) -> object:
         return text
     try:
         return parser(text)
-    except (ValueError, InvalidOperation, orjson.JSONDecodeError) as exc:
+    except (ValueError, InvalidOperation, binascii.Error) as exc:
         raise ParamError(f"parameter {name} ({spec.type}): {text!r}: {exc}") from None
 
 

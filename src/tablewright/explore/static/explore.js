@@ -20,8 +20,25 @@ function fallbackCopy(text, done) {
   done();
 }
 
+// DynamoDB JSON -> plain JSON: numbers as numbers where exact, sets as lists, binary as base64 text.
+function plainValue(value) {
+  const [kind, inner] = Object.entries(value)[0];
+  switch (kind) {
+    case "N": return String(Number(inner)) === inner ? Number(inner) : inner;
+    case "NS": return inner.map((n) => (String(Number(n)) === n ? Number(n) : n));
+    case "NULL": return null;
+    case "L": return inner.map(plainValue);
+    case "M": return plainItem(inner);
+    default: return inner;
+  }
+}
+
+function plainItem(item) {
+  return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, plainValue(value)]));
+}
+
 function setUpCopy() {
-  let items = null, plain = null;
+  let items = null;
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button.copy, button.copy-pre");
     if (!button) return;
@@ -30,9 +47,8 @@ function setUpCopy() {
       return;
     }
     items = items || JSON.parse(document.getElementById("items-data").textContent);
-    plain = plain || JSON.parse(document.getElementById("plain-data").textContent);
     const index = Number(button.closest("tr").dataset.index);
-    const value = button.dataset.copy === "ddb" ? items[index] : plain[index];
+    const value = button.dataset.copy === "ddb" ? items[index] : plainItem(items[index]);
     copyText(JSON.stringify(value, null, 2), button);
   });
 }
