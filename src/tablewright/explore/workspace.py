@@ -112,7 +112,7 @@ def open_explorer(
         try:
             designs.append((example, load(example.design)))
         except DesignError as exc:
-            raise ExploreError(str(exc).replace("\n", " ")) from None
+            raise ExploreError(" ".join(line.strip() for line in str(exc).splitlines())) from None
     client, streams, source = _client(db, endpoint)
     explorer = Explorer(client, streams, source, writable)
     fresh = db is None and endpoint is None
