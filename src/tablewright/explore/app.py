@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from ..runtime.items import key_fields
 from . import edit, layouts, live, patterns, review, tables
 from .items import EntityReader, cell, plain, to_json
-from .rows import items_body
+from .rows import column_types, items_body
 from .workspace import Explorer
 
 HERE = Path(__file__).parent
@@ -213,7 +213,7 @@ class Pages:
         status = 200
         try:
             query = tables.ItemQuery.from_params(request.query_params, description)
-            result = tables.run(self.explorer.client, description, query)
+            result = tables.run(self.explorer.data, description, query)
         except tables.QueryError as exc:
             data["error"], status = str(exc), 400
             result = {"items": [], "request": None, "next": None}
@@ -225,14 +225,16 @@ class Pages:
         for item in result["items"]:
             info = reader.describe(item).as_dict() if reader else None
             key = {k: item[k] for k in (description["partition"], description["sort"]) if k and k in item}
-            rows.append(
-                {"item": item, "plain": plain(item), "entity": info, "key": to_json(key, indent=False)}
-            )
+            row = {"item": item, "entity": info, "key": to_json(key, indent=False)}
+            if as_json:  # the page converts to plain JSON itself, when someone copies a row
+                row["plain"] = plain(item)
+            rows.append(row)
         data.update(result=result | {"items": None}, rows=rows)
         data["key_names"] = [k for k in (description["partition"], description["sort"]) if k]
         if query_ok := ("error" not in data):
             data["columns"] = _columns(description, rows)
             data["groups"] = _groups(description, rows, query_ok)
+            data["column_types"] = column_types(rows, data["columns"])
         data["result"].pop("items", None)
         data["operators"] = list(tables.SORT_OPERATORS)
         data["filter_operators"] = list(tables.FILTER_OPERATORS)
@@ -250,7 +252,7 @@ class Pages:
             raise NotFound("give the item's key as ?key={DynamoDB JSON}")
         try:
             key = orjson.loads(key_text)
-            response = self.explorer.client.get_item(
+            response = self.explorer.data.get_item(
                 TableName=name, Key=edit.client_wire(key), ConsistentRead=True
             )
         except Exception as exc:  # not JSON, not a key of this table: say which

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -119,8 +119,22 @@ class EntityInfo:
     computed: dict[str, str] = field(default_factory=dict)  # attribute -> the template it is made from
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready."""
-        return asdict(self)
+        """JSON-ready (built by hand: ``dataclasses.asdict`` deep-copies, a page has 1,000 of these)."""
+        return {
+            "entity": self.entity,
+            "key_parts": [
+                {
+                    "attribute": p.attribute,
+                    "index": p.index,
+                    "template": p.template,
+                    "fields": p.fields,
+                    "problem": p.problem,
+                }
+                for p in self.key_parts
+            ],
+            "violations": self.violations,
+            "computed": self.computed,
+        }
 
 
 class EntityReader:

@@ -16,10 +16,10 @@ from markupsafe import Markup, escape
 from .items import cell
 
 
-def _value(wire_value: Mapping[str, Any]) -> str:
+def _value(wire_value: Mapping[str, Any]) -> tuple[str, str]:
+    """The cell's text and its DynamoDB type (drawn by CSS after the text: one node per cell)."""
     c = cell(wire_value)
-    kind = escape(c["type"])
-    return f'<span class="v t-{kind}">{escape(c["text"])}</span><sup class="type">{kind}</sup>'
+    return str(escape(c["text"])), str(escape(c["type"]))
 
 
 def _parts(entity: Mapping[str, Any] | None, column: str) -> str:
@@ -39,12 +39,23 @@ def _parts(entity: Mapping[str, Any] | None, column: str) -> str:
     return "".join(out)
 
 
+def column_types(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, str | None]:
+    """Each column's DynamoDB type when every item that has it agrees, else None."""
+    seen: dict[str, set[str]] = {c: set() for c in columns}
+    for row in rows:
+        for name, value in row["item"].items():
+            if name in seen:
+                seen[name].add(next(iter(value)))
+    return {c: next(iter(kinds)) if len(kinds) == 1 else None for c, kinds in seen.items()}
+
+
 def items_body(
     table: str,
     rows: list[dict[str, Any]],
     groups: list[dict[str, Any]],
     columns: list[str],
     with_entities: bool,
+    types: dict[str, str | None],
 ) -> Markup:
     """``<tbody>`` per partition (a collection when it holds several entities), one ``<tr>`` per item."""
     out: list[str] = []
@@ -58,19 +69,21 @@ def items_body(
                 f'<tr class="group"><td colspan="{span}">collection {escape(group["partition"])}: {kinds}</td></tr>'
             )
         for index in group["rows"]:
-            out.append(_row(table, index, rows[index], columns, with_entities))
+            out.append(_row(table, index, rows[index], columns, with_entities, types))
         out.append("</tbody>")
     return Markup("".join(out))
 
 
-def _row(table: str, index: int, row: Mapping[str, Any], columns: list[str], with_entities: bool) -> str:
+def _row(
+    table: str, index: int, row: Mapping[str, Any], columns: list[str], with_entities: bool, types: dict
+) -> str:
     entity = row["entity"]
     bad = {v["attribute"]: v["message"] for v in entity["violations"]} if entity else {}
     href = f"/tables/{quote(table)}/item?key={quote(row['key'], safe='')}"
     cells = [
         f'<td class="tools"><a href="{escape(href)}" class="open">open</a> '
-        '<button type="button" class="copy" data-copy="ddb" title="copy as DynamoDB JSON">DDB</button>'
-        '<button type="button" class="copy" data-copy="plain" title="copy as plain JSON">JSON</button></td>'
+        '<span class="copy" role="button" tabindex="0" data-copy="ddb" title="copy as DynamoDB JSON">DDB</span>'
+        '<span class="copy" role="button" tabindex="0" data-copy="plain" title="copy as plain JSON">JSON</span></td>'
     ]
     if with_entities:
         name = entity and entity["entity"]
@@ -81,12 +94,13 @@ def _row(table: str, index: int, row: Mapping[str, Any], columns: list[str], wit
         )
     item = row["item"]
     for column in columns:
-        value = _value(item[column]) if column in item else ""
-        if column in bad:
-            cells.append(
-                f'<td class="bad" title="{escape(bad[column])}">{value}{_parts(entity, column)}</td>'
-            )
-        else:
-            cells.append(f"<td>{value}{_parts(entity, column)}</td>")
+        if column not in item:
+            cells.append("<td></td>")
+            continue
+        text, kind = _value(item[column])
+        # A column of one type says it once, in its header; a mixed one says it in each cell.
+        tag = "" if types.get(column) == kind else f'<sup class="type">{kind}</sup>'
+        title = f' class="bad" title="{escape(bad[column])}"' if column in bad else ""
+        cells.append(f"<td{title}>{text}{tag}{_parts(entity, column)}</td>")
     invalid = " invalid" if bad else ""
     return f'<tr class="item{invalid}" data-index="{index}">{"".join(cells)}</tr>'

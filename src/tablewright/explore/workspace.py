@@ -17,6 +17,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from .. import connect, engine_of
 from ..design import Design, DesignError, load
 from ..runtime import Runtime
+from ..runtime.direct import data_client
 from ..runtime.samples import call_flexibly, find_examples, load_generator, load_sample_data
 
 EXIT_UNUSABLE_INPUT, EXIT_ENVIRONMENT = 2, 3
@@ -54,6 +55,14 @@ class Explorer:
     source: str
     writable: bool = False
     workspaces: dict[str, Workspace] = field(default_factory=dict)
+
+    @property
+    def data(self) -> Any:
+        """The client for reads and writes of items: the runtime's direct path to an in-process
+        engine (same requests, responses and errors, without botocore's per-call cost)."""
+        if not hasattr(self, "_data"):
+            self._data = data_client(self.client)
+        return self._data
 
     def design_of_table(self, physical: str) -> tuple[Workspace, Any] | tuple[None, None]:
         """The workspace and design table a physical table belongs to, if a design declares it."""

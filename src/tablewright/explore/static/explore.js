@@ -40,7 +40,7 @@ function plainItem(item) {
 function setUpCopy() {
   let items = null;
   document.addEventListener("click", (event) => {
-    const button = event.target.closest("button.copy, button.copy-pre");
+    const button = event.target.closest(".copy, .copy-pre");
     if (!button) return;
     if (button.classList.contains("copy-pre")) {
       copyText(document.getElementById(button.dataset.target).textContent, button);
