@@ -164,7 +164,8 @@ def test_open_each_declared_view(site, page):
             assert page.locator(".calendar .day").count() == 7
         if SCREENSHOTS:
             Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(SCREENSHOTS) / f"{site.example}-{href.rsplit('/', 1)[1]}.png"))
+            shot = Path(SCREENSHOTS) / f"{site.example}-{href.rsplit('/', 1)[1]}.png"
+            page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1100, "height": 560})
 
 
 def test_edit_an_item_and_see_the_refused_write_explained(site, page):

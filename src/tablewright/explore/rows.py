@@ -23,6 +23,7 @@ def _value(wire_value: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _parts(entity: Mapping[str, Any] | None, column: str) -> str:
+    """The fields a key attribute's template was built from, as one small line (one node per cell)."""
     if not entity:
         return ""
     out = []
@@ -30,12 +31,10 @@ def _parts(entity: Mapping[str, Any] | None, column: str) -> str:
         if part["attribute"] != column or part["index"] != "table":
             continue
         if part["problem"]:
-            out.append(f'<div class="parts"><span class="bad">{escape(part["problem"])}</span></div>')
-        else:
-            fields = " ".join(
-                f'<span class="field">{escape(k)}={escape(v)}</span>' for k, v in part["fields"].items()
-            )
-            out.append(f'<div class="parts">{fields}</div>')
+            out.append(f'<small class="parts bad">{escape(part["problem"])}</small>')
+        elif part["fields"]:
+            fields = " · ".join(f"{escape(k)}={escape(v)}" for k, v in part["fields"].items())
+            out.append(f'<small class="parts">{fields}</small>')
     return "".join(out)
 
 
