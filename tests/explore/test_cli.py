@@ -80,6 +80,18 @@ def orders_db(tmp_path):
     for n in range(5):
         rt.put("Order", {"customer": "C1", "order_id": f"{n:03d}", "status": "open", "total": n})
     rt.put("Order", {"customer": "C2", "order_id": "001", "status": "paid"})
+    # An item another tool wrote, breaking two of the entity's rules (DynamoDB itself accepts it).
+    rt.client.put_item(
+        TableName="explore-orders",
+        Item={
+            "pk": {"S": "CUSTOMER#C3"},
+            "sk": {"S": "ORDER#001"},
+            "customer": {"S": "C3"},
+            "order_id": {"S": "001"},
+            "status": {"S": "lost"},
+            "total": {"N": "-5"},
+        },
+    )
     return path
 
 
@@ -89,7 +101,7 @@ def test_an_existing_database_is_shown_and_verified_over_what_it_holds(orders_db
         index = explore.json("/")
         assert index["source"] == f"database {orders_db}" and index["writable"] is False
         table = explore.json("/tables/explore-orders")
-        assert table["table"]["item_count"] == 6 and table["table"]["stream"] == "NEW_AND_OLD_IMAGES"
+        assert table["table"]["item_count"] == 7 and table["table"]["stream"] == "NEW_AND_OLD_IMAGES"
         verdict = explore.json("/designs/orders/patterns/customer_orders", _run=1, customer="C1")[
             "verification"
         ]
@@ -147,3 +159,54 @@ def test_explore_against_an_endpoint(orders_db):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_attributes_that_break_validation_are_highlighted(orders_db):
+    with running(str(DESIGNS / "orders.yaml"), "--db", str(orders_db)) as explore:
+        rows = explore.json("/tables/explore-orders", pk="CUSTOMER#C3")["rows"]
+        assert [(v["attribute"], v["rule"]) for v in rows[0]["entity"]["violations"]] == [
+            ("status", "enum"),
+            ("total", "min"),
+        ]
+        page = explore.client.get("/tables/explore-orders", params={"pk": "CUSTOMER#C3"}).text
+        assert page.count('<td class="bad" title=') == 2 and 'class="item invalid"' in page
+        item = explore.client.get("/tables/explore-orders/item", params={"key": rows[0]["key"]}).text
+        assert "Breaks the entity" in item and 'id="violations"' in item and "lost" in item
+
+
+def test_without_a_design_items_are_edited_as_dynamodb_json(orders_db):
+    with running("--db", str(orders_db), "--write") as explore:
+        assert explore.json("/")["designs"] == []
+        headers = {"x-explore-token": explore.token()}
+        item = (
+            '{"pk": {"S": "CUSTOMER#C9"}, "sk": {"S": "ORDER#1"}, "note": {"S": "raw"}, "n": {"N": "1.50"}}'
+        )
+        created = explore.client.post(
+            "/tables/explore-orders/new", params={"_format": "json"}, data={"json": item}, headers=headers
+        )
+        assert created.status_code == 200 and created.json()["created"] == {
+            "pk": {"S": "CUSTOMER#C9"},
+            "sk": {"S": "ORDER#1"},
+        }
+        again = explore.client.post(
+            "/tables/explore-orders/new", params={"_format": "json"}, data={"json": item}, headers=headers
+        )
+        assert again.status_code == 409 and "ConditionalCheckFailedException" in again.json()["refused"]
+        key = '{"pk": {"S": "CUSTOMER#C9"}, "sk": {"S": "ORDER#1"}}'
+        stored = explore.json("/tables/explore-orders/item", key=key)
+        assert stored["item"]["n"] == {"N": "1.5"} and stored["entity"] is None
+        moved = explore.client.post(
+            "/tables/explore-orders/item",
+            params={"_format": "json"},
+            data={"key": key, "action": "update", "json": item.replace("ORDER#1", "ORDER#2")},
+            headers=headers,
+        )
+        assert moved.status_code == 409 and "the key cannot change" in moved.json()["refused"]
+        gone = explore.client.post(
+            "/tables/explore-orders/item",
+            params={"_format": "json"},
+            data={"key": key, "action": "delete"},
+            headers=headers,
+        )
+        assert gone.status_code == 200
+        assert explore.client.get("/tables/explore-orders/item", params={"key": key}).status_code == 404
