@@ -75,6 +75,18 @@ def test_navigate_from_the_start_to_an_item_and_copy_it(site, page):
     page.wait_for_url(f"**/designs/{site.example}")
     page.locator("main ul li a").first.click()
     page.wait_for_selector("#description")
+    first = page.locator("#items tr.item").first
+    first.locator(".copy[data-copy=ddb]").click()
+    first.locator(".copy[data-copy=plain]").click()
+    copied_wire = json.loads(first.locator(".copy[data-copy=ddb]").get_attribute("data-copied"))
+    copied_plain = json.loads(first.locator(".copy[data-copy=plain]").get_attribute("data-copied"))
+    assert copied_wire == json.loads(page.locator("#items-data").text_content())[0]
+    assert set(copied_plain) == set(copied_wire)
+    for name, value in copied_wire.items():
+        if "S" in value:
+            assert copied_plain[name] == value["S"]
+        elif "N" in value:
+            assert copied_plain[name] == float(value["N"]) or copied_plain[name] == value["N"]
     page.locator("#items a.open").first.click()
     page.wait_for_selector("#ddb-json")
     wire = json.loads(page.locator("#ddb-json").inner_text())

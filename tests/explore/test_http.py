@@ -329,3 +329,25 @@ def test_live_changes_arrive_as_server_sent_events(orders):
     change = next(line for line in lines if "CUSTOMER#C8" in line)
     assert '"event":"INSERT"' in change and '"status":{"S":"open"}' in change
     assert orders.client.get("/tables/nothing/live").status_code == 404
+
+
+def test_hostile_values_are_shown_not_run(orders):
+    hostile = "</script><script>alert(1)</script><!--"
+    created = _post(
+        orders,
+        "/tables/explore-orders/new",
+        orders.token(),
+        entity="Order",
+        **{"attr:customer": "C66", "attr:order_id": hostile, "attr:status": "open"},
+    )
+    assert created.status_code == 200, created.text[:300]
+    page = orders.client.get("/tables/explore-orders", params={"pk": "CUSTOMER#C66"}).text
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+    data = page.split('<script type="application/json" id="items-data">')[1].split("</script>")[0]
+    import json
+
+    assert json.loads(data)[0]["order_id"] == {"S": hostile}
+    item = orders.client.get(
+        "/tables/explore-orders/item", params={"key": json.dumps(created.json()["created"])}
+    )
+    assert item.status_code == 200 and "<script>alert(1)" not in item.text

@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from .forms import ItemPages
 from .handlers import NotFound, human_bytes
-from .items import cell, to_json
+from .items import cell, script_json, to_json
 from .pages import Pages
 from .rows import items_body
 from .workspace import Explorer
@@ -43,6 +43,7 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
     )
     env.filters["json"] = lambda value: to_json(value, indent=False)
     env.filters["pretty"] = to_json
+    env.filters["script_json"] = script_json
     env.filters["bytes"] = human_bytes
     env.globals["cell"] = cell
     env.globals["items_body"] = items_body

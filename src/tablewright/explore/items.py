@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
+from markupsafe import Markup
 
 from ..design.model import Design, Entity, Table
 from ..runtime.items import Classifier, natural
@@ -82,6 +83,15 @@ def to_json(value: object, *, indent: bool = True) -> str:
     """JSON text of plain data (Decimals, bytes and sets spelled as in ``plain``)."""
     option = orjson.OPT_INDENT_2 if indent else 0
     return orjson.dumps(value, default=_plain_default, option=option).decode()
+
+
+# Inside <script> nothing is unescaped: JSON there must not close the element or open a comment.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def script_json(value: object) -> Markup:
+    """JSON text safe to place inside ``<script type="application/json">`` as is."""
+    return Markup(to_json(value, indent=False).translate(_SCRIPT_SAFE))
 
 
 def cell(wire_value: Mapping[str, Any]) -> dict[str, str]:
