@@ -15,11 +15,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from .expected import expected_count, probes
 from .support import CHROMIUM, DESIGNS, EXAMPLE_NAMES, EXAMPLES, running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 OPERATORS = ["=", "<", "<=", ">", ">=", "between", "begins_with"]
 # Per example: a table and an index to query, and an edit the design refuses (table, entity,
@@ -45,7 +45,7 @@ SCREENSHOTS = os.environ.get("TABLEWRIGHT_EXPLORE_SCREENSHOTS")
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium (as .ci/run does)")
-    with playwright_api.sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield browser
         browser.close()
@@ -177,7 +177,7 @@ def test_open_each_declared_view(site, page):
         if SCREENSHOTS:
             Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
             shot = Path(SCREENSHOTS) / f"{site.example}-{href.rsplit('/', 1)[1]}.png"
-            page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1100, "height": 560})
+            page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1280, "height": 560})
 
 
 def test_edit_an_item_and_see_the_refused_write_explained(site, page):

@@ -195,6 +195,7 @@ class Pages(Handlers):
                 "description": view.description,
                 "label": view.label,
                 "time": list(view.time),
+                "columns": list(view.columns),
             },
             "params": [{"name": n, "type": s.type, "value": values[n]} for n, s in pattern.params.items()],
         }
