@@ -55,7 +55,12 @@ def _summary(step: dict[str, Any]) -> str:
             )
     verification = step.get("verification")
     if verification:
-        parts.append("verified" if verification.get("ok") else "VERIFICATION FAILED")
+        # Items per target table: a transform that routes rows elsewhere (rejects) shows them here.
+        counts = ", ".join(
+            f"{table}={found['actual']['count']}" for table, found in verification.get("tables", {}).items()
+        )
+        verdict = "verified" if verification.get("ok") else "VERIFICATION FAILED"
+        parts.append(f"{verdict} ({counts})" if counts else verdict)
     return ", ".join(parts)
 
 
