@@ -50,7 +50,11 @@ def test_late_ota_complete_finishes_the_session_a_newer_telemetry_did_not_touch(
     assert now["ota_status"] == "success" and now["firmware_version"] == "1.5.0"
     assert now["ota_completed_mt"] == to_mt(T0 + 10 * MINUTE)
     # What the newer uplink set stays: the device's last event is still the telemetry.
-    assert (now["last_event_ms"], now["last_event_type"], now["j1772_state"]) == (T0 + 20 * MINUTE, "telemetry", "B")
+    assert (now["last_event_ms"], now["last_event_type"], now["j1772_state"]) == (
+        T0 + 20 * MINUTE,
+        "telemetry",
+        "B",
+    )
 
 
 def test_late_event_never_overrides_a_newer_change_of_its_own_group(fleet):
@@ -58,7 +62,9 @@ def test_late_event_never_overrides_a_newer_change_of_its_own_group(fleet):
     fleet.ingest(event(T0 + 30 * MINUTE, "ota_complete", ota_result="success"))
     fleet.ingest(event(T0 + 40 * MINUTE, "scheduler", scheduler_command="resume"))
     # A redelivered, older start of the session and an older pause arrive late.
-    assert not fleet.ingest(event(T0 + 1, "ota_start", ota_from_version="1.4.2", ota_to_version="1.5.0")).state_updated
+    assert not fleet.ingest(
+        event(T0 + 1, "ota_start", ota_from_version="1.4.2", ota_to_version="1.5.0")
+    ).state_updated
     assert not fleet.ingest(event(T0 + 35 * MINUTE, "scheduler", scheduler_command="pause")).state_updated
     now = state(fleet)
     assert now["ota_status"] == "success" and now["scheduler_state"] == "active"
@@ -108,7 +114,9 @@ def test_state_folded_in_any_arrival_order_is_the_same(fleet):
 def test_state_by_uuid_checks_the_uuid_not_only_the_sc_id(fleet):
     first, second = COLLIDING
     fleet.register({"wireless_device_id": first})
-    fleet.ingest({"wireless_device_id": first, "timestamp": T0, "event_type": "telemetry", "j1772_state": "B"})
+    fleet.ingest(
+        {"wireless_device_id": first, "timestamp": T0, "event_type": "telemetry", "j1772_state": "B"}
+    )
     assert fleet.state_of_uuid(first)["wireless_device_id"] == first
     assert fleet.state_of_uuid(second) is None  # same SC-ID, another charger: not its state
 
@@ -136,7 +144,14 @@ def night() -> tuple[evse.EvseFleet, list[dict]]:
     start, end = from_mt("2025-11-01 23:00:00.000"), from_mt("2025-11-02 03:00:00.000")
     for uuid in uuids:
         for at in range(start, end, 5 * MINUTE):
-            fleet.ingest({"wireless_device_id": uuid, "timestamp": at + rng.randint(0, 4 * MINUTE), "event_type": "telemetry", "j1772_state": "B"})
+            fleet.ingest(
+                {
+                    "wireless_device_id": uuid,
+                    "timestamp": at + rng.randint(0, 4 * MINUTE),
+                    "event_type": "telemetry",
+                    "j1772_state": "B",
+                }
+            )
     return fleet, fleet.fleet_events("telemetry", "2025-11-01 00:00:00.000", limit=10_000)
 
 

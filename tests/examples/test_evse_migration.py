@@ -217,7 +217,11 @@ def test_two_legacy_uuids_with_one_sc_id_stop_the_migration(legacy_db: Path, tmp
     )
     for uuid, ms in ((first, 1762000000000), (second, 1762000900000)):
         payload = json.dumps({"j1772_state": "B"})
-        put(client, legacy.EVENTS, {"wireless_device_id": uuid, "timestamp": ms, "type": "telemetry", "data": payload})
+        put(
+            client,
+            legacy.EVENTS,
+            {"wireless_device_id": uuid, "timestamp": ms, "type": "telemetry", "data": payload},
+        )
 
     report = run(legacy_db, tmp_path)
 

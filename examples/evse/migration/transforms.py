@@ -38,7 +38,14 @@ HOUR_MS = 3_600_000
 MAX_COLLISION_OFFSET_MS = 1000  # the design's bound on collision_offset_ms
 DESIGN = load(Path(__file__).resolve().parent.parent / "design.yaml")
 # Attributes the migration derives from the legacy key and type: a payload may not set them.
-DERIVED = ("device_id", "timestamp_mt", "wireless_device_id", "timestamp", "event_type", "collision_offset_ms")
+DERIVED = (
+    "device_id",
+    "timestamp_mt",
+    "wireless_device_id",
+    "timestamp",
+    "event_type",
+    "collision_offset_ms",
+)
 _DESERIALIZER = TypeDeserializer()
 
 
@@ -103,7 +110,10 @@ def _owned_device(source: Any, uuid: Any) -> str:
     when the SC-ID is not registered (an unregistered device's rows could merge with a colliding
     one's unnoticed; kept aside instead).
     """
-    if not isinstance(uuid, str) or not DESIGN.entities["Device"].attributes["wireless_device_id"].validate(uuid) == []:
+    if (
+        not isinstance(uuid, str)
+        or not DESIGN.entities["Device"].attributes["wireless_device_id"].validate(uuid) == []
+    ):
         raise Rejected(f"wireless_device_id {uuid!r} is not a UUID")
     device_id = sc_id(uuid)
     holder = _registered_uuid(source, device_id)
@@ -245,7 +255,9 @@ def _payload(item: dict[str, Any]) -> dict[str, Any]:
         raise Rejected(f"data is JSON {type(payload).__name__}, not an object")
     taken = [name for name in DERIVED if name in payload]
     if taken:
-        raise Rejected(f"data sets {', '.join(taken)}, which the migration derives from the legacy key and type")
+        raise Rejected(
+            f"data sets {', '.join(taken)}, which the migration derives from the legacy key and type"
+        )
     return payload
 
 
@@ -277,7 +289,9 @@ def event(item: dict[str, Any], source: Any) -> list[Any]:
     try:
         return _event(item, source)
     except Rejected as reason:
-        return [_reject(LEGACY_EVENTS, f"{item.get('wireless_device_id')}#{item.get('timestamp')}", item, reason)]
+        return [
+            _reject(LEGACY_EVENTS, f"{item.get('wireless_device_id')}#{item.get('timestamp')}", item, reason)
+        ]
 
 
 def _registry(item: dict[str, Any]) -> dict[str, Any]:
@@ -286,7 +300,9 @@ def _registry(item: dict[str, Any]) -> dict[str, Any]:
         new["firmware_version"] = item["fw_version"]
     new["version"] = 1
     if item.get("device_id") != sc_id(str(item.get("wireless_device_id"))):
-        raise Rejected(f"device_id {item.get('device_id')!r} is not the SC-ID of {item.get('wireless_device_id')!r}")
+        raise Rejected(
+            f"device_id {item.get('device_id')!r} is not the SC-ID of {item.get('wireless_device_id')!r}"
+        )
     if problem := _violations("Device", new):
         raise Rejected(problem)
     return new
