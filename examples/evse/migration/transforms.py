@@ -27,7 +27,7 @@ from legacy import AGGREGATES, REGISTRY, SENTINELS
 from legacy import EVENTS as LEGACY_EVENTS
 
 from tablewright.design import load
-from tablewright.migrate import MigrationError, Merge, Put
+from tablewright.migrate import Merge, MigrationError, Put
 
 EVENTS = "evse-events"
 DEVICES = "evse-devices"
