@@ -104,7 +104,9 @@ def test_alert_times_have_one_precision_whatever_the_vendor_sends(woms):
         "a3": "2025-01-15T14:29:59.999999Z",
         "a4": "2025-01-15t14:31:00z",
     }
-    result = woms.sync_vendor_alerts(10, "A", [{"vendor_alert_id": k, "alert_time": v} for k, v in sent.items()])
+    result = woms.sync_vendor_alerts(
+        10, "A", [{"vendor_alert_id": k, "alert_time": v} for k, v in sent.items()]
+    )
     stored = {a["vendor_alert_id"]: a["alert_time"] for a in result.created}
     assert stored == {
         "a1": "2025-01-15T14:30:00Z",
