@@ -35,7 +35,12 @@ def rt() -> Runtime:
 
 
 def reading(ts: int, **extra: object) -> dict:
-    return {"timestamp_ms": ts, "sensors": {"bme280_temp_c": Decimal("21.5")}, "sensor_status": {"bme280": "ok"}, **extra}
+    return {
+        "timestamp_ms": ts,
+        "sensors": {"bme280_temp_c": Decimal("21.5")},
+        "sensor_status": {"bme280": "ok"},
+        **extra,
+    }
 
 
 def ingest(rt: Runtime, rows: list[dict], *, mac: str = MAC, bid: str = "b1", now: datetime = NOW):
@@ -97,7 +102,10 @@ def test_readings_within_the_window_keep_their_ttl_from_the_timestamp(rt):
     old = int((NOW - timedelta(days=400)).timestamp() * 1000)
     ahead = int((NOW + timedelta(hours=1)).timestamp() * 1000)
     ingest(rt, [reading(old), reading(ahead)])
-    assert sorted(r["expiration_time"] for r in everything(rt)) == [old // 1000 + 90 * 86_400, ahead // 1000 + 90 * 86_400]
+    assert sorted(r["expiration_time"] for r in everything(rt)) == [
+        old // 1000 + 90 * 86_400,
+        ahead // 1000 + 90 * 86_400,
+    ]
 
 
 # ------------------------------------------------------------------------------------ volumes
