@@ -20,6 +20,7 @@ operation 0 (the marker) means the batch was already processed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -112,7 +113,7 @@ def _seen(rt: Runtime, hardware_id: str, moment: datetime) -> None:
     a device would contend on its Device item and take a transaction action from the batch.
     """
     seen = rfc3339(moment)
-    try:
+    with suppress(ConditionFailedError):  # a request at least as recent already moved it
         rt.update(
             "Device",
             {"hardware_id": hardware_id},
@@ -121,8 +122,6 @@ def _seen(rt: Runtime, hardware_id: str, moment: datetime) -> None:
             condition_params={"seen": seen},
             now=moment,
         )
-    except ConditionFailedError:
-        pass  # a request at least as recent already moved it
 
 
 def _foreign_batch_fields(
