@@ -32,6 +32,16 @@ NEW_TABLES = ["evse-daily-stats", "evse-device-state", "evse-devices", "evse-eve
 SERIALIZER = TypeSerializer()
 
 
+def tablewright_command() -> list[str]:
+    """The ``tablewright`` console script of this interpreter's environment (as a user types it),
+    or the same entry point through the interpreter when the script is not installed."""
+    script = Path(sys.executable).with_name("tablewright")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("tablewright")
+    return [found] if found else [sys.executable, "-c", "from tablewright.cli import main; main()"]
+
+
 def put(client: Any, table: str, item: dict[str, Any]) -> None:
     client.put_item(TableName=table, Item={k: SERIALIZER.serialize(v) for k, v in item.items()})
 
@@ -78,7 +88,7 @@ def test_the_documented_command_migrates_a_freshly_loaded_legacy_database(tmp_pa
         "legacy.load(tablewright.connect('fresh.db'))"
     )
     subprocess.run([sys.executable, "-c", load], cwd=tmp_path, env=env, check=True)
-    command = ["tablewright", "migrate", "examples/evse/migration/plan.py", "--db", "fresh.db"]
+    command = [*tablewright_command(), "migrate", "examples/evse/migration/plan.py", "--db", "fresh.db"]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "already done" not in done.stdout
@@ -185,7 +195,7 @@ def test_the_text_report_counts_the_rejected_rows(legacy_db: Path, tmp_path: Pat
     put(client, legacy.EVENTS, {**malformed_rows(a_device(client))["bad_json"]})
     env = {**os.environ, "HOME": str(tmp_path), "COLUMNS": "400"}
     command = [
-        "tablewright",
+        *tablewright_command(),
         "migrate",
         str(MIGRATION / "plan.py"),
         "--db",
