@@ -228,7 +228,9 @@ class Woms:
                     "is_active": True,
                 }
                 change = self.rt.tx_put("WorkOrderPlant", values, if_absent=True)
-            result = self.rt.transact([still_open, change])
+            # ...and the plant must still exist (a delete_plant may run concurrently).
+            plant_exists = self.rt.tx_check("Plant", {"plant_id": plant_id}, "plant_id exists")
+            result = self.rt.transact([still_open, plant_exists, change])
             return next(r for r in result.records if r.entity == "WorkOrderPlant")
         except UniquenessError:
             holder = self.active_work_order(plant_id)
