@@ -6,7 +6,7 @@ TransactWriteItems):
 
 1. ``tx_check`` evse-devices: the SC-ID is registered *to this wireless UUID*. The SC-ID is a 32-bit
    hash, so two UUIDs can share one; this check keeps a colliding device out of another's partition.
-2. ``tx_put`` the event with ``if_absent``: append-only, never an overwrite.
+2. ``tx_put`` the event (a create): append-only, never an overwrite.
 3. ``tx_put`` the new state item under its version (optimistic locking), unless the uplink is older
    than the state (a late delivery appends its event but does not roll the state back).
 
@@ -71,11 +71,16 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
                 "wireless_device_id = :uuid",
                 condition_params={"uuid": event["wireless_device_id"]},
             ),
-            rt.tx_put("Event", _placed(original, offset), if_absent=True),
+            rt.tx_put("Event", _placed(original, offset)),
         ]
         if not stale:
             version = int(state["version"]) if state is not None else None  # type: ignore[call-overload]
-            operations.append(rt.tx_put("DeviceState", apply_event(state, event), expected_version=version))
+            new_state = apply_event(state, event)
+            operations.append(
+                rt.tx_put("DeviceState", new_state)
+                if version is None
+                else rt.tx_replace("DeviceState", new_state, expected_version=version)
+            )
         try:
             result = rt.transact(operations, now=moment)
         except RuntimeFailure as error:

@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 
-from .filters import BUCKET_FILTERS, FILTERS, TemplateValueError, Zoned, apply_spec, to_text
+from .filters import (
+    BUCKET_FILTERS,
+    FILTERS,
+    TemplateValueError,
+    Zoned,
+    apply_spec,
+    canonical_integer,
+    canonical_number,
+    to_text,
+)
 from .parser import Field, Literal, parse
 from .tokenizer import TemplateSyntaxError
 
@@ -153,8 +162,10 @@ class KeyTemplate:
 
     @staticmethod
     def _bare(value: object) -> KeyValue:
-        if isinstance(value, float):
-            return Decimal(repr(value))
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            # One spelling per number in N keys too: Decimal("7.0") and 7 are one key.
+            whole = canonical_integer(value)
+            return whole if whole is not None else Decimal(canonical_number(value))
         if isinstance(value, datetime | Zoned | bool):
             return to_text(value)
         return value  # type: ignore[return-value]
