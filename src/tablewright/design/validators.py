@@ -122,7 +122,8 @@ def _date(value: object) -> str | None:
 def _epoch(unit: str) -> Callable[[object, Attribute], str | None]:
     def check(value: object, attr: Attribute) -> str | None:
         if not _is_number(value) or Decimal(value) != Decimal(value).to_integral_value():  # type: ignore[arg-type]
-            return f"{value!r} is not a whole number of {unit[6:]}econds since the epoch"
+            words = {"epoch_ms": "milliseconds", "epoch_s": "seconds"}[unit]
+            return f"{value!r} is not a whole number of {words} since the epoch"
         if attr.min is not None or attr.max is not None:
             return None  # the declared range rules apply instead of the default bounds
         low, high = EPOCH_BOUNDS[unit]
@@ -193,14 +194,50 @@ def charset_regex(charset: str) -> re.Pattern[str]:
     return re.compile(f"(?:{cls})*", re.ASCII)
 
 
+# JSON Schema patterns are ECMA-262 regular expressions: \d and \w are ASCII, \s is Unicode.
+_ECMA_OUTSIDE_CLASS = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+_ECMA_INSIDE_CLASS = {"d": "0-9", "w": "A-Za-z0-9_"}
+
+
+def ecma_classes(pattern: str) -> str:
+    """``pattern`` with ``\\d``/``\\w`` (and their negations outside ``[...]``) spelled as ASCII classes."""
+    out: list[str] = []
+    in_class, i = False, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            table = _ECMA_INSIDE_CLASS if in_class else _ECMA_OUTSIDE_CLASS
+            out.append(table.get(nxt, ch + nxt))
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+            out.append(ch)
+            # A ']' right after '[' or '[^' is a literal member, not the end of the class.
+            if pattern[i + 1 : i + 2] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                out.append("]")
+                i += 1
+        elif ch == "]" and in_class:
+            in_class = False
+            out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=1024)
 def pattern_regex(pattern: str) -> re.Pattern[str]:
-    """A design ``pattern``, matched against the whole value (``fullmatch``) with ASCII classes.
+    """A design ``pattern``, matched against the whole value (``fullmatch``) as JSON Schema reads it.
 
-    JSON Schema patterns (ECMA-262) read ``\\d`` and ``\\w`` as ASCII; so do we, and ``fullmatch``
-    means ``^...$`` cannot let a trailing newline through, whether or not the pattern is anchored.
+    ``fullmatch`` means ``^...$`` cannot let a trailing newline through, anchored or not; ``\\d`` and
+    ``\\w`` are ASCII as in ECMA-262 (a Unicode digit is not a digit of an id), ``\\s`` stays Unicode.
     """
-    return re.compile(pattern, re.ASCII)
+    return re.compile(ecma_classes(pattern))
 
 
 def _length(value: object) -> int | None:
