@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tablewright import connect
 from tablewright.design import loads
-from tablewright.runtime import AlreadyExistsError, ConflictError, Runtime, ValidationError
+from tablewright.runtime import AlreadyExistsError, ConflictError, PatternError, Runtime, ValidationError
 
 DESIGN = """
 version: 1
@@ -232,6 +232,27 @@ def test_one_instant_is_one_item_and_found_by_a_range_across_new_year(digits):
         "due_between", user="u", **{"from": "2025-12-31T00:00:00.000Z", "to": "2026-01-01T00:00:00.000Z"}
     )
     assert [r["due"] for r in found] == ["2025-12-31T23:59:59.000Z"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(digits=st.integers(0, 9), bound_digits=st.tuples(st.integers(0, 9), st.integers(0, 9)))
+def test_reads_compose_keys_with_the_attributes_precision(digits, bound_digits):
+    rt = _runtime()
+    rt.put("Due", {"user": "u", "due": "2026-01-01T00:00:00.000Z"})
+    spelled = "2026-01-01T00:00:00" + ("." + "0" * digits if digits else "") + "Z"
+    assert rt.get("Due", user="u", due=spelled)["due"] == "2026-01-01T00:00:00.000Z"
+    start, end = (
+        "2026-01-01T00:00:00" + ("." + "0" * d if d else "") + "Z" for d in bound_digits
+    )  # a window that starts and ends exactly on the item, however its bounds are spelled
+    assert len(rt.run("due_between", user="u", **{"from": start, "to": end}).items) == 1
+
+
+def test_a_read_bound_finer_than_the_attribute_is_refused():
+    rt = _runtime()
+    with pytest.raises(PatternError, match="precision is ms"):
+        rt.run("due_between", user="u", **{"from": "2026-01-01T00:00:00.0005Z", "to": "2026-01-02T00:00:00Z"})
+    with pytest.raises(PatternError, match="precision is ms"):
+        rt.get("Due", user="u", due="2026-01-01T00:00:00.0005Z")
 
 
 def test_finer_precision_than_declared_is_refused_before_writing():

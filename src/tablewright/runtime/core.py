@@ -10,6 +10,7 @@ from typing import Any
 
 from ..design.model import AccessPattern, Design, Entity, Table
 from ..design.predicates import Predicate
+from ..design.templates import TemplateValueError
 from . import tables as _tables
 from .batches import put_many as _put_many
 from .conditions import condition_of
@@ -104,8 +105,12 @@ class Runtime:
             raise PatternError(f"unknown access pattern {name!r} (design has: {known})") from None
 
     def compose_key(self, entity: Entity, natural_key: Mapping[str, object]) -> dict[str, object]:
-        """The stored table key for natural key values (``PatternError`` naming missing fields)."""
-        key = entity.key(natural_key)
+        """The stored table key for natural key values (``PatternError`` naming missing fields or a
+        value no key can hold, such as a timestamp finer than its attribute's precision)."""
+        try:
+            key = entity.key(natural_key)
+        except TemplateValueError as exc:
+            raise PatternError(f"{entity.name}: {exc}") from None
         if key is None:
             missing = [f for f in key_fields(entity) if natural_key.get(f) is None]
             raise PatternError(

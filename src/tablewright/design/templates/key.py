@@ -18,6 +18,7 @@ from .filters import (
     to_text,
 )
 from .parser import Field, Literal, parse
+from ..timeutil import PrecisionError, normalise_rfc3339
 from .tokenizer import TemplateSyntaxError
 
 KeyValue = str | int | Decimal | bytes
@@ -35,9 +36,17 @@ class KeyTemplate:
     sparse indexes fall out of the templates rather than being hand-coded.
     """
 
-    def __init__(self, source: str, units: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        units: Mapping[str, str] | None = None,
+        precisions: Mapping[str, tuple[str, bool]] | None = None,
+    ) -> None:
         self.source = source
         self.units = dict(units or {})
+        # field -> (precision, truncate) of rfc3339 attributes: a timestamp inserted as text gets
+        # its attribute's one spelling, whether it comes from an item or a query parameter.
+        self.precisions = dict(precisions or {})
         self._parts = parse(source).parts
         for part in self._parts:
             if isinstance(part, Field):
@@ -152,6 +161,12 @@ class KeyTemplate:
             return None
         unit = self.units.get(fld.name.lstrip(":"))
         try:
+            if not fld.filters and isinstance(value, str) and fld.name in self.precisions:
+                precision, truncate = self.precisions[fld.name]
+                try:
+                    value = normalise_rfc3339(value, precision, truncate=truncate)
+                except PrecisionError as exc:
+                    raise TemplateValueError(str(exc)) from None
             for call in fld.filters:
                 value = FILTERS[call.name](value, call.arg, unit)
             if fld.spec is not None:
