@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tablewright import connect
-from tablewright.runtime import AlreadyExistsError, ConditionFailedError, ConflictError, ValidationError
+from tablewright.runtime import AlreadyExistsError, ConditionFailedError, ValidationError
 
 NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 KEY = {"accountId": "a"}

@@ -82,7 +82,13 @@ def migrate(
     console = Console(stderr=True) if fmt == "json" else Console()
     try:
         report = run_plan(
-            client, plan, state=state, dry_run=dry_run, console=console, segments=segments, page_size=page_size
+            client,
+            plan,
+            state=state,
+            dry_run=dry_run,
+            console=console,
+            segments=segments,
+            page_size=page_size,
         )
     except (ProgressMismatch, CorruptProgress) as error:
         click.echo(f"tablewright migrate: error: {error}", err=True)

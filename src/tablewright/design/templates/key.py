@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 
+from ..timeutil import PrecisionError, normalise_rfc3339
 from .filters import (
     BUCKET_FILTERS,
     FILTERS,
@@ -18,7 +19,6 @@ from .filters import (
     to_text,
 )
 from .parser import Field, Literal, parse
-from ..timeutil import PrecisionError, normalise_rfc3339
 from .tokenizer import TemplateSyntaxError
 
 KeyValue = str | int | Decimal | bytes
