@@ -198,8 +198,12 @@ def test_a_fraction_in_a_padded_integer_key_is_refused_naming_attribute_and_temp
     rt = _runtime()
     with pytest.raises(ValidationError) as caught:
         rt.put("Line", {"order": "o", "seq": Decimal("12.5")})
-    message = str(caught.value)
-    assert "12.5 is not a whole number" in message and "{seq}" in message and "'L#{seq:05}'" in message
+    [violation] = caught.value.violations
+    assert (violation.attribute, violation.rule) == ("seq", "key")
+    assert violation.message == (
+        "12.5 is not a whole number but the template pads it as an integer (:05) "
+        "(field {seq} of template 'L#{seq:05}')"
+    )
     rt.put("Line", {"order": "o", "seq": Decimal("12.000")})
     assert rt.client.get_item(TableName="things", Key={"PK": {"S": "O#o"}, "SK": {"S": "L#00012"}}).get(
         "Item"
@@ -253,6 +257,14 @@ def test_a_read_bound_finer_than_the_attribute_is_refused():
         rt.run("due_between", user="u", **{"from": "2026-01-01T00:00:00.0005Z", "to": "2026-01-02T00:00:00Z"})
     with pytest.raises(PatternError, match="precision is ms"):
         rt.get("Due", user="u", due="2026-01-01T00:00:00.0005Z")
+
+
+def test_an_update_stores_the_one_spelling_too():
+    rt = _runtime()
+    rt.put("Due", {"user": "u", "due": "2026-01-01T00:00:00Z", "at": "2026-01-01T00:00:00.000Z"})
+    assert rt.get("Due", user="u", due="2026-01-01T00:00:00.000Z")["at"] == "2026-01-01T00:00:00Z"
+    rt.update("Due", {"user": "u", "due": "2026-01-01T00:00:00Z"}, {"at": "2026-02-01T00:00:00.000000Z"})
+    assert rt.get("Due", user="u", due="2026-01-01T00:00:00Z")["at"] == "2026-02-01T00:00:00Z"
 
 
 def test_finer_precision_than_declared_is_refused_before_writing():

@@ -55,7 +55,8 @@ def compose(
     try:
         item = entity.to_item(values, now=now, created=created)
     except TemplateValueError as exc:
-        raise ValidationError(entity.name, [Violation(entity.name, "(key)", "key", str(exc))]) from None
+        where = exc.field.lstrip(":") if exc.field else "(key)"
+        raise ValidationError(entity.name, [Violation(entity.name, where, "key", str(exc))]) from None
     computed = entity.computed_violations(item, now)
     if computed:
         raise ValidationError(entity.name, computed)

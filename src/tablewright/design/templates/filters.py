@@ -20,7 +20,14 @@ FilterFn = Callable[[object, str | None, str | None], object]
 
 
 class TemplateValueError(ValueError):
-    """A value cannot go through a filter (wrong type, bad argument)."""
+    """A value cannot go through a filter (wrong type, bad argument).
+
+    ``field`` and ``template`` name where, once the template knows (None inside a filter).
+    """
+
+    def __init__(self, message: str, field: str | None = None, template: str | None = None) -> None:
+        super().__init__(message)
+        self.field, self.template = field, template
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,9 @@ class KeyTemplate:
             if fld.spec is not None:
                 value = apply_spec(value, fld.spec)
         except TemplateValueError as exc:
-            raise TemplateValueError(f"{exc} (field {{{fld.name}}} of template {self.source!r})") from None
+            raise TemplateValueError(
+                f"{exc} (field {{{fld.name}}} of template {self.source!r})", fld.name, self.source
+            ) from None
         return value
 
     @staticmethod
