@@ -148,3 +148,15 @@ def test_no_progress_file_is_committed_and_the_patterns_are_ignored() -> None:
     names = ["examples/evse/migration/plan.state.json", "x/plan-0123.migrate.json"]
     ignored = subprocess.run(["git", "check-ignore", *names], cwd=ROOT, capture_output=True, text=True)
     assert ignored.stdout.split() == names
+
+
+def test_a_file_that_is_not_progress_is_refused_untouched(tmp_path: Path) -> None:
+    plan, db, state = tmp_path / "plan.yaml", tmp_path / "things.db", tmp_path / "notes.json"
+    plan.write_text(_PLAN_YAML % "", encoding="utf-8")
+    _things(db)
+    state.write_text("my notes, not JSON\n", encoding="utf-8")
+    refused = _migrate(plan, db, "--state", str(state))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"tablewright migrate: error: progress file {state} is not valid JSON")
+    assert state.read_text(encoding="utf-8") == "my notes, not JSON\n"
+    assert "things-copy" not in tablewright.connect(db).list_tables()["TableNames"]
