@@ -113,13 +113,13 @@ class Woms:
 
     def create_organization(self, org_id: int, name: str) -> Record:
         """A new organization; ``ConflictError`` when the id exists (a create never replaces)."""
-        return self.rt.put("Organization", {"org_id": org_id, "name": name}, if_absent=True).record  # type: ignore[return-value]
+        return self.rt.put("Organization", {"org_id": org_id, "name": name}).record  # type: ignore[return-value]
 
     def create_account(self, values: Mapping[str, object]) -> Record:
         """A new account; ``ConflictError`` when the id exists, ``UniquenessError`` when another
         account has the email in any letter case (the design's ``email_key``)."""
         self._require("Organization", f"account {values.get('account_id')}", org_id=values.get("org_id"))
-        return self.rt.put("Account", values, if_absent=True).record  # type: ignore[return-value]
+        return self.rt.put("Account", values).record  # type: ignore[return-value]
 
     def account_by_email(self, email: str) -> Record | None:
         """Login: the account of an email address, whatever its letter case."""
@@ -140,7 +140,7 @@ class Woms:
             if slot in used:
                 continue
             try:
-                return self.rt.put("Vendor", {**values, "org_slot": slot}, if_absent=True).record  # type: ignore[return-value]
+                return self.rt.put("Vendor", {**values, "org_slot": slot}).record  # type: ignore[return-value]
             except UniquenessError:
                 continue  # a concurrent addition took it (the index read above lags): next slot
         raise VendorLimitError(
@@ -156,7 +156,7 @@ class Woms:
                 f"plant {values.get('plant_id')}: vendor {vendor['vendor_id']} belongs to organization "
                 f"{vendor['org_id']}, not {values.get('org_id')}"
             )
-        return self.rt.put("Plant", values, if_absent=True).record  # type: ignore[return-value]
+        return self.rt.put("Plant", values).record  # type: ignore[return-value]
 
     def create_work_order(self, values: Mapping[str, object]) -> Record:
         """A work order of an existing organization; its optional WMS device must be that org's."""
@@ -170,7 +170,7 @@ class Woms:
                 raise HierarchyError(
                     f"{what}: WMS device {device_id} belongs to organization {device['org_id']}, not {org_id}"
                 )
-        return self.rt.put("WorkOrder", values, if_absent=True).record  # type: ignore[return-value]
+        return self.rt.put("WorkOrder", values).record  # type: ignore[return-value]
 
     def close_work_order(self, work_order_id: int) -> Record:
         """Close a work order and release every plant active in it (the mappings stay as history).
@@ -227,7 +227,7 @@ class Woms:
                     "vendor_id": plant["vendor_id"],
                     "is_active": True,
                 }
-                change = self.rt.tx_put("WorkOrderPlant", values, if_absent=True)
+                change = self.rt.tx_put("WorkOrderPlant", values)
             # ...and the plant must still exist (a delete_plant may run concurrently).
             plant_exists = self.rt.tx_check("Plant", {"plant_id": plant_id}, "plant_id exists")
             result = self.rt.transact([still_open, plant_exists, change])

@@ -6,10 +6,10 @@ TransactWriteItems):
 
 1. ``tx_check`` evse-devices: the SC-ID is registered *to this wireless UUID*. The SC-ID is a 32-bit
    hash, so two UUIDs can share one; this check keeps a colliding device out of another's partition.
-2. ``tx_put`` the event with ``if_absent``: append-only, never an overwrite.
-3. ``tx_put`` the new state item under its version (optimistic locking), when the event changes it:
-   a late delivery never rolls the state back, but still sets what no newer event of its group set
-   (``state.apply_event``).
+2. ``tx_put`` the event (a create): append-only, never an overwrite.
+3. the new state item: ``tx_put`` (a create) for a device's first event, else ``tx_replace`` under its
+   version (optimistic locking), when the event changes it: a late delivery never rolls the state
+   back, but still sets what no newer event of its group set (``state.apply_event``).
 
 A refused event put means the key is taken. The stored event tells which case it is:
 
@@ -74,11 +74,15 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
                 "wireless_device_id = :uuid",
                 condition_params={"uuid": event["wireless_device_id"]},
             ),
-            rt.tx_put("Event", _placed(original, offset), if_absent=True),
+            rt.tx_put("Event", _placed(original, offset)),
         ]
         if changes_state:
             version = int(state["version"]) if state is not None else None  # type: ignore[call-overload]
-            operations.append(rt.tx_put("DeviceState", next_state, expected_version=version))
+            operations.append(
+                rt.tx_put("DeviceState", next_state)
+                if version is None
+                else rt.tx_replace("DeviceState", next_state, expected_version=version)
+            )
         try:
             result = rt.transact(operations, now=moment)
         except RuntimeFailure as error:

@@ -13,7 +13,7 @@ written as one transaction of its readings followed by the marker (``MARKER_LAST
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
 Both plans go through the runtime's public calls: ``rt.compose`` validates every reading,
-``rt.transact`` writes the marker (``if_absent``) with the readings, and a ``ConflictError`` on
+``rt.transact`` writes the marker (a create) with the readings, and a ``ConflictError`` on
 operation 0 (the marker) means the batch was already processed.
 """
 
@@ -190,7 +190,7 @@ def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
 
 def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
     """The document's plan: marker (must be new) + readings, all or nothing."""
-    operations = [rt.tx_put("ProcessedBatch", marker, if_absent=True)]
+    operations = [rt.tx_put("ProcessedBatch", marker)]
     operations += [rt.tx_put("Reading", value) for value in values]
     try:
         result = rt.transact(operations, now=now)
@@ -208,9 +208,10 @@ def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -
         return _duplicate(rt, marker, len(values), processed)
     chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
     for chunk in chunks:
-        rt.transact([rt.tx_put("Reading", value) for value in chunk], now=now)
+        # A retry after a crash between chunks rewrites the same readings: an explicit replace.
+        rt.transact([rt.tx_replace("Reading", value) for value in chunk], now=now)
     try:
-        rt.put("ProcessedBatch", marker, if_absent=True, now=now)
+        rt.put("ProcessedBatch", marker, now=now)
     except ConflictError:
         # A concurrent retry of the same batch wrote the marker first: same items, one copy.
         return _duplicate(rt, marker, len(values))

@@ -21,7 +21,7 @@ import click
     "--state",
     "state_path",
     type=click.Path(dir_okay=False),
-    help="Checkpoint file [default: PLAN.state.json].",
+    help="Progress file [default: in the user cache folder, one per target and plan; none in memory].",
 )
 @click.option(
     "--segments",
@@ -60,7 +60,14 @@ def migrate(
     from rich.console import Console
 
     import tablewright
-    from tablewright.migrate import load_plan, run_plan
+    from tablewright.migrate import (
+        CorruptProgress,
+        ProgressMismatch,
+        Target,
+        default_state_path,
+        load_plan,
+        run_plan,
+    )
     from tablewright.migrate.report import render, to_json
 
     if endpoint_url and db:
@@ -71,11 +78,21 @@ def migrate(
         click.echo(f"error: {plan_path}: {error}", err=True)
         sys.exit(2)
     client = tablewright.connect(db, endpoint_url=endpoint_url)
-    state = state_path or str(Path(plan_path).with_suffix(".state.json"))
+    state = state_path or default_state_path(Target.of(client), plan.name, plan_path)
     console = Console(stderr=True) if fmt == "json" else Console()
-    report = run_plan(
-        client, plan, state=state, dry_run=dry_run, console=console, segments=segments, page_size=page_size
-    )
+    try:
+        report = run_plan(
+            client,
+            plan,
+            state=state,
+            dry_run=dry_run,
+            console=console,
+            segments=segments,
+            page_size=page_size,
+        )
+    except (ProgressMismatch, CorruptProgress) as error:
+        click.echo(f"tablewright migrate: error: {error}", err=True)
+        sys.exit(2)
     text = to_json(report)
     if report_path:
         Path(report_path).write_text(text + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@ only code can judge (template and predicate syntax, durations, rates).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ from .patterns import AccessPattern, Buckets, Means, Order, Served, SortConditio
 from .predicates import Predicate, PredicateError
 from .templates import KeyTemplate, TemplateSyntaxError
 from .units import parse_duration, parse_rate, parse_size
+from .validators import pattern_regex
 from .volumes import EntityVolume, PatternVolume, Volumes
 
 _SORT_ALIASES = {"=": "eq", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
@@ -125,6 +127,8 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
         charset=spec.get("charset"),
         format=spec.get("format"),
         prefix=spec.get("prefix"),
+        precision=spec.get("precision"),
+        truncate=spec.get("truncate") is True,
         description=spec.get("description"),
     )
     for child, child_raw in _dict(spec.get("attributes")).items():
@@ -136,6 +140,32 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
     if "computed" in spec:
         attr.computed = _computed(spec["computed"], (*path, "computed"), issues)
     return attr
+
+
+# One sample instant per precision: a declared pattern that accepts exactly one of them says which.
+_PRECISION_SAMPLES = {
+    "s": "2000-01-01T00:00:00Z",
+    "ms": "2000-01-01T00:00:00.000Z",
+    "us": "2000-01-01T00:00:00.000000Z",
+}
+
+
+def infer_precision(attr: Attribute) -> str:
+    """The precision of an rfc3339 entity attribute that declares none.
+
+    A ``pattern`` that accepts exactly one precision's spelling decides (the sensor design's
+    ``...:\\d{2}Z$`` is seconds); otherwise seconds, the precision the runtime has always written
+    ``created_at``/``updated_at`` in.
+    """
+    if attr.pattern:
+        try:
+            regex = pattern_regex(attr.pattern)
+        except re.error:
+            return "s"
+        accepted = [name for name, sample in _PRECISION_SAMPLES.items() if regex.fullmatch(sample)]
+        if len(accepted) == 1:
+            return accepted[0]
+    return "s"
 
 
 def _computed(raw: object, path: Path, issues: Issues) -> Computed | None:
@@ -160,6 +190,9 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         entity.attributes[attr_name] = attribute(
             attr_name, attr_raw, (*path, "attributes", attr_name), issues
         )
+    for attr in entity.attributes.values():
+        if attr.format == "rfc3339" and attr.precision is None:
+            attr.precision = infer_precision(attr)
     kind = raw.get("entity_type")
     if isinstance(kind, dict):
         entity.entity_type, entity.entity_type_attribute = kind.get("value"), kind.get("attribute")
@@ -167,12 +200,15 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         entity.entity_type = str(kind)
         entity.entity_type_attribute = str(default_type_attr) if default_type_attr else None
     units = entity.units
+    precisions = {n: (a.precision, a.truncate) for n, a in entity.attributes.items() if a.precision}
     for key_name, spec in _dict(raw.get("keys")).items():
         spec = _dict(spec)
         where = (*path, "keys", key_name)
-        pk = _guard(issues, (*where, "pk"), lambda s=spec: KeyTemplate(str(s.get("pk", "")), units))
+        pk = _guard(
+            issues, (*where, "pk"), lambda s=spec: KeyTemplate(str(s.get("pk", "")), units, precisions)
+        )
         sk = (
-            _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units))
+            _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units, precisions))
             if "sk" in spec
             else None
         )

@@ -76,6 +76,9 @@ def render(report: Report, console: Console) -> None:
         style = "red" if step["status"] == "failed" else None
         table.add_row(step["id"], step["status"], _summary(step), style=style)
     console.print(table)
+    if not report.dry_run:
+        saved = f"progress saved in {report.progress}" if report.progress else "no progress saved (in-memory)"
+        console.print(f"Target: {report.target}; {saved}", highlight=False)
     for step in report.steps:
         for sample in step.get("samples", []):
             console.print(f"[bold]{step['id']}[/bold] sample")
