@@ -219,12 +219,13 @@ def _run_patterns(
     on_progress: ProgressCallback,
 ) -> None:
     runs = {
-        name: [*pattern.examples, *(generated.get(name) or [])] for name, pattern in design.patterns.items()
+        name: [] if pattern.unchecked else [*pattern.examples, *(generated.get(name) or [])]
+        for name, pattern in design.patterns.items()
     }
     total, done = sum(len(sets) for sets in runs.values()), 0
     for name, sets in runs.items():
         pattern = design.patterns[name]
-        if pattern.unchecked and not sets:
+        if pattern.unchecked:
             report["patterns"].append(
                 {"pattern": name, "status": "skipped", "reason": f"unchecked: {pattern.unchecked}"}
             )
