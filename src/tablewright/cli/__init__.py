@@ -42,8 +42,8 @@ class _LazyGroup(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple:
         # A mistyped command gets the closest known one as a suggestion (exit 2, like any usage error).
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
-            close = difflib.get_close_matches(args[0], self.list_commands(ctx), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = difflib.get_close_matches(args[0], self.list_commands(ctx), n=2, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
             ctx.fail(f"No such command {args[0]!r}.{hint}")
         return super().resolve_command(ctx, args)
 

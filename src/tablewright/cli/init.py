@@ -24,7 +24,7 @@ def _ask(name: str | None, folder: Path) -> tuple[str, list[str]]:
     """The dialogue: a name, then entities one by one (the first one owns the others)."""
     click.echo("A design: entities stored in one table. The first entity owns the others (e.g. a")
     click.echo("Customer owns Orders). Attributes: name[=string|number|boolean], comma separated.")
-    name = name or click.prompt("Design name", default=folder.resolve().name or "design")
+    name = name or click.prompt("Design name", default=folder.resolve().name or "design").strip()
     entities: list[str] = []
     defaults = list(_DEFAULT_ENTITIES)
     while True:
@@ -90,7 +90,7 @@ def init(
         raise click.UsageError("give --from-endpoint or --db, not both")
     if (endpoint or db) and entities:
         raise click.UsageError("--entity describes a new design; --from-endpoint/--db read existing tables")
-    default_name = name or folder.resolve().name or "design"
+    default_name = (name or "").strip() or folder.resolve().name or "design"
     if endpoint or db:
         data, how = _from_tables(endpoint, db, list(tables), default_name, samples)
     else:

@@ -158,4 +158,6 @@ HEADER = """\
 def to_yaml(data: dict[str, Any], how: str, folder: str = ".") -> str:
     """The design file text: a header, then the data in the order a reader wants it."""
     header = HEADER.format(name=data.get("name", "design"), how=how, folder=folder)
-    return header + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True, default_flow_style=None)
+    return header + yaml.safe_dump(
+        data, sort_keys=False, width=100, allow_unicode=True, default_flow_style=None
+    )

@@ -108,7 +108,8 @@ def _patterns(
         pattern = _pattern(entity, [index_hash], types, served, items, order=index_range)
         if index.get("Projection", {}).get("ProjectionType", "ALL") != "ALL":
             pattern["unchecked"] = "the index does not project every attribute; check compares whole items"
-        found[f"{stem}_by_{index['IndexName']}"] = pattern
+        name = f"{stem}_by_{snake(index_hash)}"
+        found[f"{name}_on_{snake(index['IndexName'])}" if name in found else name] = pattern
     return found
 
 
