@@ -124,7 +124,7 @@ def test_a_pattern_without_parameter_sets_fails_check(tmp_path: Path) -> None:
     row = next(r for r in out["designs"][0]["patterns"] if r["pattern"] == "day_of_doctor")
     assert row["status"] == "fail" and "examples:" in row["reason"] and "unchecked:" in row["reason"]
     text_run = CliRunner().invoke(main, ["check", str(tmp_path)])
-    assert text_run.exit_code == 1 and "1 failures" in text_run.output
+    assert text_run.exit_code == 1 and "1 failure," in text_run.output
 
 
 def test_unchecked_with_a_reason_skips_the_pattern(tmp_path: Path) -> None:

@@ -84,15 +84,18 @@ def _print_failure(console: Console, row: dict[str, Any]) -> None:
             console.print(f"  ... {len(keys) - _DETAILS_SHOWN} more {label} (--format json lists all)")
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _print_summary(console: Console, reports: list[dict[str, Any]]) -> None:
     total = summarize(reports)
-    designs = f"{total['designs']} design{'s' if total['designs'] != 1 else ''}"
     skipped = f", {total['skipped']} skipped" if total["skipped"] else ""
     style = "red" if total["failures"] else "green"
     console.print(
-        f"checked {designs}: {total['patterns']} patterns, {total['runs']} runs, "
-        f"[{style}]{total['failures']} failures[/]{skipped}, {total['items_loaded']} items loaded "
-        f"in {total['seconds']:.2f} s",
+        f"checked {_count(total['designs'], 'design')}: {_count(total['patterns'], 'pattern')}, "
+        f"{_count(total['runs'], 'run')}, [{style}]{_count(total['failures'], 'failure')}[/]{skipped}, "
+        f"{total['items_loaded']} items loaded in {total['seconds']:.2f} s",
         soft_wrap=True,
     )
 
