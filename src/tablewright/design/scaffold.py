@@ -135,6 +135,14 @@ def from_answers(name: str, entities: list[EntityAnswer], samples: int = 3) -> d
             "served": {"op": "query", "index": "GSI1"},
             "examples": [{child_id: data[child.name][0][child_id]}] if data[child.name] else [],
         }
+    volumes = {
+        "entities": {
+            e.name: {"items": 10_000 * 10**i, "item_size": 500, "writes": "10/min" if i == 0 else "1/s"}
+            for i, e in enumerate(entities[:1] + children[:1])
+        }
+        | {e.name: {"items": 100_000, "item_size": 500, "writes": "1/s"} for e in children[1:]},
+        "patterns": {p: {"reads": "10/min"} for p in patterns},
+    }
     return {
         "version": 1,
         "name": name,
@@ -143,6 +151,7 @@ def from_answers(name: str, entities: list[EntityAnswer], samples: int = 3) -> d
         "entities": design_entities,
         "patterns": patterns,
         "samples": data,
+        "volumes": volumes,
     }
 
 
@@ -151,7 +160,8 @@ HEADER = """\
 # Check it: `tablewright check {folder}`; review it: `tablewright lint {folder}/design.yaml`.
 # Each pattern runs with its `examples:` over the items under `samples:` (see docs/design-file.md).
 # Change the entities, keys and patterns to your own; a pattern you cannot give examples for needs
-# `unchecked: <why>`, or `check` fails it.
+# `unchecked: <why>`, or `check` fails it. The volumes are placeholders: put your own numbers in
+# for `tablewright cost` and `tablewright lint`.
 """
 
 
