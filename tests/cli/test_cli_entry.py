@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tablewright.cli import main
 
-from ._serve import TABLEWRIGHT, bare_environment, served
+from ._serve import bare_environment, served
 
 COMMANDS = main.list_commands(None)  # type: ignore[arg-type]
 
@@ -67,8 +67,3 @@ def test_serve_lines_work_with_no_aws_configuration(tmp_path) -> None:
             next(b for b in banner if "AWS CLI" in b)
         )
     assert url.startswith("http://127.0.0.1:")
-
-
-def test_the_tablewright_command_runs_as_a_process() -> None:
-    result = subprocess.run([*TABLEWRIGHT, "-h"], capture_output=True, text=True)
-    assert result.returncode == 0 and "init" in result.stdout
