@@ -110,6 +110,8 @@ class _ProgressBars:
     def __call__(self, design: str, stage: str, done: int, total: int) -> None:
         key = (design, stage)
         if key not in self.tasks:
+            for earlier in self.tasks.values():  # one bar at a time: the stage under way
+                self.progress.update(earlier, visible=False)
             self.tasks[key] = self.progress.add_task(f"{design}: {stage}", total=total)
         self.progress.update(self.tasks[key], completed=done, total=total)
 
