@@ -160,14 +160,17 @@ HEADER = """\
 # Check it: `tablewright check {folder}`; review it: `tablewright lint {folder}/design.yaml`.
 # Each pattern runs with its `examples:` over the items under `samples:` (see docs/design-file.md).
 # Change the entities, keys and patterns to your own; a pattern you cannot give examples for needs
-# `unchecked: <why>`, or `check` fails it. The volumes are placeholders: put your own numbers in
-# for `tablewright cost` and `tablewright lint`.
+# `unchecked: <why>`, or `check` fails it.
+"""
+VOLUMES_NOTE = """\
+# The volumes are placeholders: put your own numbers in for `tablewright cost` and `tablewright lint`.
 """
 
 
 def to_yaml(data: dict[str, Any], how: str, folder: str = ".") -> str:
     """The design file text: a header, then the data in the order a reader wants it."""
     header = HEADER.format(name=data.get("name", "design"), how=how, folder=folder)
+    header += VOLUMES_NOTE if "volumes" in data else ""
     return header + yaml.safe_dump(
         data, sort_keys=False, width=100, allow_unicode=True, default_flow_style=None
     )
