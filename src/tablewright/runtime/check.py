@@ -141,7 +141,11 @@ def _run(planned: _Planned, options: CheckOptions, on_progress: ProgressCallback
     started = time.perf_counter()
     rt = Runtime.open(design, endpoint_url=options.endpoint)
     try:
-        report["tables"] = _create_tables(rt, planned, options)
+        try:
+            report["tables"] = _create_tables(rt, planned, options)
+        except ClientError as exc:  # e.g. two designs of one run naming the same table on an endpoint
+            report.update(status="fail", error=f"tables: {exc}")
+            return
         data, param_sets = dict(design.samples), {}
         if planned.example.generator is not None:
             try:
