@@ -59,9 +59,9 @@ def serve(db: str | None, host: str, port: int, auth: str | None) -> None:
     def ready(url: str) -> None:
         store = f"file {db}" if db else "in memory (nothing is kept after exit)"
         click.echo(f"tablewright serve: DynamoDB API at {url}  (data: {store})")
-        # Never print a secret from the auth file: name the key and point at the file.
+        # Never print a secret from the auth file: name the key, leave a placeholder for its secret.
         key, secret = (
-            (next(iter(credentials)), "<its secret in --auth FILE>") if credentials else ("local", "local")
+            (next(iter(credentials)), "REPLACE_WITH_ITS_SECRET") if credentials else ("local", "local")
         )
         click.echo(_HOW_TO_CONNECT.format(url=url, key=key, secret=secret))
         if credentials is None:
