@@ -22,6 +22,10 @@ SLOW = (
     "tests/server/test_server_load.py",  # concurrent clients against a served engine
     "tests/server/test_server_fuzz.py::test_slowloris",  # waits out the server's request timeout
     "tests/docs/test_readme_quickstart.py::test_the_quick_start_runs_as_written",  # six processes
+    "tests/export/test_exports.py::test_cloudformation_passes_cfn_lint",  # cfn-lint, seconds per template
+    "tests/export/test_exports.py::test_cfn_lint_does_fail",
+    "tests/server/test_server_cli.py::test_aws_cli_",  # the AWS CLI, one process per call
+    "tests/engine/test_hot_paths.py::test_sized_validation_measures_like_item_size",  # item-size sweep
 )
 
 
