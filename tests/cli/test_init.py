@@ -87,6 +87,7 @@ def test_init_refuses_to_overwrite_and_bad_answers(tmp_path: Path) -> None:
         ("order:x", "capitalised"),
         ("Order:total=float", "'float'"),
         ("Order:a b", "plain name"),
+        ("Order:status,PK", "PK would be overwritten by the key templates"),
     ]:
         result = CliRunner().invoke(main, ["init", str(tmp_path / "new"), "--entity", bad])
         assert result.exit_code == 2 and says in result.stderr, result.stderr

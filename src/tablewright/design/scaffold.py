@@ -17,6 +17,7 @@ import yaml
 
 SAMPLE_TYPES = ("string", "number", "boolean")
 CHILDREN_PER_PARENT = 2
+KEY_ATTRIBUTES = frozenset({"PK", "SK", "GSI1PK", "GSI1SK"})  # the generic key names the scaffold writes
 
 
 @dataclass
@@ -73,6 +74,12 @@ def from_answers(name: str, entities: list[EntityAnswer], samples: int = 3) -> d
         raise ValueError("a design needs at least one entity")
     if len({e.name for e in entities}) != len(entities):
         raise ValueError("entity names must differ")
+    for entity in entities:
+        taken = sorted(KEY_ATTRIBUTES & set(entity.attributes))
+        if taken:
+            raise ValueError(
+                f"{entity.name}: {', '.join(taken)} would be overwritten by the key templates; choose another name"
+            )
     parent, children = entities[0], entities[1:]
     table: dict[str, Any] = {"partition_key": "PK", "sort_key": "SK"}
     if children:
