@@ -232,3 +232,23 @@ def test_json_output_keeps_its_shape(tmp_path: Path) -> None:
     row = report["patterns"][0]
     assert {"pattern", "params", "status", "detail", "expected", "returned", "missing", "extra"} <= set(row)
     assert {"items_read", "items_returned", "consumed_capacity", "latency_ms"} <= set(row)
+
+
+def test_a_generator_adds_to_the_design_samples_and_examples(tmp_path: Path) -> None:
+    _write(tmp_path, DESIGN, "clinic.yaml")
+    (tmp_path / "clinic.generate.py").write_text(
+        "def generate(seed, scale):\n"
+        "    return {'Patient': [{'patient_id': f'g{i}', 'name': 'Gen'} for i in range(int(4 * scale))]}\n"
+        "\n"
+        "def params():\n"
+        "    return {'patient': [{'patient_id': 'g1'}]}\n"
+    )
+    code, out = _json(str(tmp_path / "clinic.yaml"), "--scale", "2")
+    report = out["designs"][0]
+    assert code == 0, report
+    assert report["items_loaded"] == 5 + 8
+    assert [row["params"] for row in report["patterns"] if row["pattern"] == "patient"] == [
+        {"patient_id": "p1"},
+        {"patient_id": "  p2"},
+        {"patient_id": "g1"},
+    ]
