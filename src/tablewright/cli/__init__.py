@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -17,6 +18,7 @@ _COMMANDS = {
     "export": "tablewright.cli.export:export",
     "import": "tablewright.cli.import_:import_",
     "migrate": "tablewright.cli.migrate:migrate",
+    "init": "tablewright.cli.init:init",
 }
 
 
@@ -37,8 +39,17 @@ class _LazyGroup(click.Group):
             raise
         return getattr(module, attribute)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple:
+        # A mistyped command gets the closest known one as a suggestion (exit 2, like any usage error).
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            close = difflib.get_close_matches(args[0], self.list_commands(ctx), n=2, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            ctx.fail(f"No such command {args[0]!r}.{hint}")
+        return super().resolve_command(ctx, args)
 
-@click.group(cls=_LazyGroup)
+
+# -h works everywhere: subcommands inherit the group's context settings.
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tablewright")
 def main() -> None:
     """Executable DynamoDB designs."""

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
+# Lines that work pasted on a machine with no AWS configuration at all: explicit region and
+# credentials, because every SDK refuses to sign without some (any pair is accepted without --auth).
 _HOW_TO_CONNECT = """\
-  AWS CLI : aws dynamodb list-tables --endpoint-url {url}
-  boto3   : boto3.client("dynamodb", endpoint_url="{url}")
-  JS SDK  : new DynamoDBClient({{ endpoint: "{url}" }})"""
+  shell   : export AWS_ACCESS_KEY_ID={key} AWS_SECRET_ACCESS_KEY={secret} AWS_DEFAULT_REGION=us-east-1
+  AWS CLI : aws dynamodb list-tables --endpoint-url {url} --region us-east-1
+  boto3   : boto3.client("dynamodb", endpoint_url="{url}", region_name="us-east-1", aws_access_key_id="{key}", aws_secret_access_key="{secret}")
+  JS SDK  : new DynamoDBClient({{ endpoint: "{url}", region: "us-east-1", credentials: {{ accessKeyId: "{key}", secretAccessKey: "{secret}" }} }})"""
 
 
 def _engine_class():
@@ -56,7 +59,11 @@ def serve(db: str | None, host: str, port: int, auth: str | None) -> None:
     def ready(url: str) -> None:
         store = f"file {db}" if db else "in memory (nothing is kept after exit)"
         click.echo(f"tablewright serve: DynamoDB API at {url}  (data: {store})")
-        click.echo(_HOW_TO_CONNECT.format(url=url))
+        # Never print a secret from the auth file: name the key, leave a placeholder for its secret.
+        key, secret = (
+            (next(iter(credentials)), "REPLACE_WITH_ITS_SECRET") if credentials else ("local", "local")
+        )
+        click.echo(_HOW_TO_CONNECT.format(url=url, key=key, secret=secret))
         if credentials is None:
             click.echo(
                 "  auth    : none - any access key id and secret are accepted (use --auth FILE to check SigV4)"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Any
 
 from .entities import Attribute, Computed, Entity, EntityKey
@@ -16,6 +18,7 @@ from .model import KEY_TYPES, Billing, Conventions, Design, Index, KeyAttribute,
 from .patterns import AccessPattern, Buckets, Means, Order, Served, SortCondition
 from .predicates import Predicate, PredicateError
 from .templates import KeyTemplate, TemplateSyntaxError
+from .timeutil import format_rfc3339
 from .units import parse_duration, parse_rate, parse_size
 from .validators import pattern_regex
 from .volumes import EntityVolume, PatternVolume, Volumes
@@ -56,7 +59,29 @@ def build_design(data: dict[str, Any], issues: Issues) -> Design:
             design.patterns[name] = _pattern(name, raw, ("patterns", name), issues)
     design.volumes = _volumes(_dict(data.get("volumes")), issues)
     design.lint = _dict(data.get("lint"))
+    design.samples = {
+        name: [_plain(item) for item in items if isinstance(item, dict)]
+        for name, items in _dict(data.get("samples")).items()
+        if isinstance(items, list)
+    }
     return design
+
+
+def _plain(value: Any) -> Any:
+    """A value written in YAML as the runtime takes it: decimals for numbers with a fraction (stored
+    values are never floats), RFC 3339 text for timestamps YAML read as dates (DynamoDB has none)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return format_rfc3339(moment, millis=bool(moment.microsecond))
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
 
 
 def _key(raw: object) -> KeyAttribute | None:
@@ -248,8 +273,19 @@ def _pattern(name: str, raw: dict[str, Any], path: Path, issues: Issues) -> Acce
         limit=means_raw.get("limit"),
     )
     served_raw = _dict(raw.get("served"))
+    examples = raw.get("examples")
+    unchecked = raw.get("unchecked")
     return AccessPattern(
-        name, params, returns, means, _served(served_raw, (*path, "served"), issues), raw.get("description")
+        name,
+        params,
+        returns,
+        means,
+        _served(served_raw, (*path, "served"), issues),
+        raw.get("description"),
+        examples=tuple(_plain(e) for e in examples if isinstance(e, dict))
+        if isinstance(examples, list)
+        else (),
+        unchecked=str(unchecked).strip() or None if unchecked is not None else None,
     )
 
 

@@ -161,6 +161,8 @@ class Design:
     version: int = 1
     warnings: list[str] = field(default_factory=list)
     lint: dict[str, Any] = field(default_factory=dict)  # the design's own lint configuration, as written
+    # Sample items (entity name -> natural values) that `tablewright check` loads before running patterns.
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def table_of(self, entity: str) -> Table:
         """The table an entity is stored in."""
