@@ -20,7 +20,7 @@ from ..errors import (
     TransactionCanceledException,
     ValidationException,
 )
-from ..types import item_size
+from ..types import item_size, nesting_error
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -87,12 +87,16 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     entries = request["TransactItems"]
     if len(entries) > MAX_ACTIONS:
         raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
-    body = orjson.dumps(
-        {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
-    )
+    # Actions first: building them validates every attribute value, nesting depth included.
+    actions = [_build(engine, entry) for entry in entries]
+    try:
+        body = orjson.dumps(
+            {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
+        )
+    except TypeError:  # nested past orjson's limit in members no action reads
+        raise nesting_error() from None
     if len(body) > MAX_REQUEST_BYTES:
         raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
-    actions = [_build(engine, entry) for entry in entries]
     seen = set()
     for action in actions:
         identity = (action.table.name, action.encoded_key)
