@@ -119,7 +119,10 @@ def test_chunked_body_over_the_limit_is_413(plain):
 
 def test_slow_partial_request_times_out_with_408(plain):
     with socket.create_connection(("127.0.0.1", plain.port), timeout=10) as sock:
-        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+            b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 100\r\n\r\n{"
+        )
         answer = sock.recv(65536)  # the server's 1 s request timeout answers, then closes
         assert status_of(answer) == 408
         assert sock.recv(65536) == b""

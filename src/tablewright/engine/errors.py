@@ -51,6 +51,8 @@ InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")
 ExpiredIteratorException = _error("ExpiredIteratorException")
 DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
+# Retryable (SDKs back off and retry it): the database file's write lock stayed with another writer.
+ThrottlingException = _error("ThrottlingException")
 
 
 class ConditionalCheckFailedException(DynamoDBError):

@@ -61,9 +61,10 @@ class Store:
     # to its own clock so that a test clock moves stream time too.
     clock: Callable[[], float] = time.time
 
-    def __init__(self, path: str | None = None, *, durable: bool = False) -> None:
+    def __init__(self, path: str | None = None, *, durable: bool = False, lock_timeout: float = 30.0) -> None:
         self.path = path
         self._durable = durable
+        self.lock_timeout = lock_timeout  # seconds a write waits for another connection's write lock
         self._local = threading.local()
         self._lock = threading.RLock()  # serialises the single connection of an in-memory store
         self._shared: sqlite3.Connection | None = None
@@ -79,12 +80,12 @@ class Store:
             self.path or ":memory:",
             isolation_level=None,
             check_same_thread=self.path is not None,
-            timeout=30.0,
+            timeout=self.lock_timeout,
         )
         if self.path:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute(f"PRAGMA busy_timeout={int(self.lock_timeout * 1000)}")
         return conn
 
     @property
@@ -511,6 +512,14 @@ class Store:
         )
         (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
         return bytes.fromhex(value)
+
+
+def is_lock_timeout(error: sqlite3.OperationalError) -> bool:
+    """Whether ``error`` is SQLite giving up on a lock another connection held past the busy timeout."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error)
 
 
 class _WriteTransaction:
