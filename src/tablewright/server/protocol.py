@@ -103,9 +103,7 @@ def internal_error_response(operation: str | None, error: BaseException) -> Resp
     under that id, so an operator can find what the client saw."""
     request_id = new_request_id()
     cause = error.__cause__ if isinstance(error, DynamoDBError) and error.__cause__ else error
-    log.error(
-        "request %s: internal error serving %s", request_id, operation or "a request", exc_info=cause
-    )
+    log.error("request %s: internal error serving %s", request_id, operation or "a request", exc_info=cause)
     message = f"Internal server error (request id {request_id}); the server's log has the details"
     body = orjson.dumps(InternalServerError(message).to_wire())
     return _respond(500, body, request_id=request_id)

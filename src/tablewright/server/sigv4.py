@@ -205,7 +205,12 @@ class Verifier:
             raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
         self._check_date(amz_date)
         return SignedHeaders(
-            access_key, amz_date, "/".join(scope[1:]), signed, fields["Signature"], self._key(secret, date, region, service)
+            access_key,
+            amz_date,
+            "/".join(scope[1:]),
+            signed,
+            fields["Signature"],
+            self._key(secret, date, region, service),
         )
 
     def check_body(
