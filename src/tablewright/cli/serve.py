@@ -175,7 +175,8 @@ def serve(
         )
     except OSError as exc:
         sentence = _BIND_ERRORS.get(exc.errno)
-        if sentence is None:
+        if sentence is not None:
+            _fail(sentence.format(host=host, port=port))
+        else:
             _fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}")
-        _fail(sentence.format(host=host, port=port))
     click.echo("tablewright serve: stopped; database closed.")
