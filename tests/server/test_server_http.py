@@ -7,6 +7,7 @@ engine cannot be made to produce on demand (an unexpected exception) can be exer
 from __future__ import annotations
 
 import http.client
+import logging
 import socket
 import zlib
 
@@ -73,6 +74,21 @@ def test_unexpected_exception_is_500_and_server_keeps_serving(plain):
     assert orjson.loads(payload)["__type"].endswith("#InternalServerError")
     response, _ = post(plain.port, "DynamoDB_20120810.ListTables", b"{}")
     assert response.status == 200
+
+
+def test_internal_error_is_logged_with_traceback_and_the_client_gets_only_its_id(plain, caplog):
+    caplog.set_level(logging.ERROR, logger="tablewright.server")
+    response, payload = post(plain.port, "DynamoDB_20120810.Scan", b"{}")
+    request_id = response.getheader("x-amzn-RequestId")
+    message = orjson.loads(payload)["message"]
+    assert response.status == 500
+    assert request_id in message
+    assert "ZeroDivisionError" not in message and "a bug in the engine" not in message
+    logged = [record for record in caplog.records if request_id in record.getMessage()]
+    assert len(logged) == 1
+    assert "Scan" in logged[0].getMessage()
+    assert logged[0].exc_info is not None and logged[0].exc_info[0] is ZeroDivisionError
+    assert "a bug in the engine" in caplog.text  # the traceback, on the server's side only
 
 
 def test_keep_alive_serves_many_requests_on_one_connection(plain):
