@@ -18,8 +18,8 @@ from .errors import (
     DynamoDBError,
     InternalServerError,
     StaleDefinition,
-    UnknownIndexException,
     ThrottlingException,
+    UnknownIndexException,
     UnknownOperationException,
 )
 from .ops import OPERATIONS
