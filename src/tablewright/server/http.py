@@ -83,7 +83,8 @@ class _Connection(asyncio.Protocol):
         self.size = 0
         self.head_size = 0
         self.head: Head | Response | None = None
-        self.reserved = 0  # bytes of the global buffer budget this connection holds
+        self.reserved = 0  # bytes of the global buffer budget this connection holds (queued bodies too)
+        self.message_reserved = 0  # of which for the request arriving now
         self.queue: deque[tuple[Head | Response, bytes, bool]] = deque()
         self.busy = False  # a request of this connection is being answered
         self.continue_pending = False
@@ -151,6 +152,7 @@ class _Connection(asyncio.Protocol):
         self.in_message = True
         self.url, self.headers, self.body, self.size, self.head_size = b"", {}, [], 0, 0
         self.head = None
+        self.message_reserved = 0
         self._arm(self.server.request_timeout)
 
     def on_url(self, url: bytes) -> None:
@@ -201,7 +203,7 @@ class _Connection(asyncio.Protocol):
         if self.size > self.server.max_body:  # chunked bodies declare no length up front
             self._too_large(self.size)
             return
-        if self.size > self.reserved and not self._reserve(self.size - self.reserved):
+        if self.size > self.message_reserved and not self._reserve(self.size - self.message_reserved):
             return
         self.body.append(chunk)
 
@@ -274,6 +276,7 @@ class _Connection(asyncio.Protocol):
             return False
         server.buffered += size
         self.reserved += size
+        self.message_reserved += size
         return True
 
     def _release(self, size: int) -> None:
