@@ -54,6 +54,9 @@ LINGER = 1.0
 READER_THREADS = 4
 # Complete requests a connection may have waiting (pipelined) before the server stops reading it.
 MAX_PIPELINED = 16
+# At the connection cap with nothing idle, a request still arriving after this long (SDK requests
+# arrive within milliseconds) is cut off to make room: stalled clients cannot lock new ones out.
+STALLED = 1.0
 _REASONS = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
@@ -92,6 +95,7 @@ class _Connection(asyncio.Protocol):
         self.reading = True
         self.eof = False  # the client half-closed: close once its requests are answered
         self.idle_since = time.monotonic()
+        self.message_started = 0.0
 
     # -- asyncio callbacks --------------------------------------------------------------------
 
@@ -153,6 +157,7 @@ class _Connection(asyncio.Protocol):
         self.url, self.headers, self.body, self.size, self.head_size = b"", {}, [], 0, 0
         self.head = None
         self.message_reserved = 0
+        self.message_started = time.monotonic()
         self._arm(self.server.request_timeout)
 
     def on_url(self, url: bytes) -> None:
@@ -398,10 +403,11 @@ class HttpServer:
         return await self.loop.run_in_executor(executor, self.app.call, operation, request, deadline)
 
     def evict_idle(self) -> bool:
-        """Close the connection idle the longest, to make room for a new one; False if none is idle."""
+        """Make room for a new connection: close the one idle the longest or, with none idle, cut off
+        the request that has been arriving the longest (if stalled). False if every one is working."""
         idle = [connection for connection in self.connections if connection.idle]
         if not idle:
-            return False
+            return self._evict_stalled()
         # Connections lingering after an error answer go first: they only drain what a client still sends.
         oldest = min(idle, key=lambda connection: (not connection.closing, connection.idle_since))
         self.connections.discard(oldest)
@@ -409,6 +415,18 @@ class HttpServer:
             oldest.transport.abort()
         else:
             oldest.close()
+        return True
+
+    def _evict_stalled(self) -> bool:
+        cutoff = time.monotonic() - STALLED
+        stalled = [c for c in self.connections if c.in_message and not c.busy and c.message_started < cutoff]
+        if not stalled:
+            return False
+        oldest = min(stalled, key=lambda connection: connection.message_started)
+        self.connections.discard(oldest)
+        oldest.fail(
+            RequestTimeout("Request still incomplete when the server needed its connection for another")
+        )
         return True
 
     def connection_closed(self) -> None:
