@@ -129,3 +129,72 @@ def test_contended_transaction_reports_transaction_conflict(served_db, lock_hold
         )
     assert _code(caught.value) == "TransactionCanceledException"
     assert [r["Code"] for r in caught.value.response["CancellationReasons"]] == ["TransactionConflict"]
+
+
+def test_write_that_waited_for_the_lock_is_applied_once_when_it_frees(served_db, lock_holder):
+    served, db = served_db
+    client = boto3.client("dynamodb", endpoint_url=served.url, config=NO_RETRY, **DUMMY)
+    create_table(client)
+    holder = lock_holder(db)
+    done: dict[str, object] = {}
+
+    def increment() -> None:
+        own = boto3.client("dynamodb", endpoint_url=served.url, config=NO_RETRY, **DUMMY)
+        done["answer"] = own.update_item(
+            TableName="items",
+            Key={"pk": {"S": "counter"}},
+            UpdateExpression="ADD n :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW",
+        )
+
+    writer = threading.Thread(target=increment)
+    writer.start()
+    # The write was tried, found the lock taken and went to the writer thread to wait; free the lock.
+    assert client.get_item(TableName="items", Key={"pk": {"S": "counter"}}).get("Item") is None
+    holder.stdin.close()
+    holder.wait(timeout=30)
+    writer.join(timeout=60)
+    assert done["answer"]["Attributes"] == {"n": {"N": "1"}}
+    assert client.get_item(TableName="items", Key={"pk": {"S": "counter"}})["Item"]["n"] == {"N": "1"}
+
+
+def test_engine_try_handle_raises_would_block_and_applies_nothing(tmp_path: Path, lock_holder):
+    from tablewright.engine import Engine
+    from tablewright.engine.errors import WouldBlock
+
+    db = tmp_path / "direct.db"
+    with Engine(str(db), lock_timeout=0.5) as engine:
+        engine.handle(
+            "CreateTable",
+            {
+                "TableName": "items",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "BillingMode": "PAY_PER_REQUEST",
+            },
+        )
+        holder = lock_holder(db)
+        put = {"TableName": "items", "Item": {"pk": {"S": "a"}}}
+        outcome: dict[str, object] = {}
+
+        def on_a_thread(call) -> None:
+            try:
+                outcome["result"] = call()
+            except Exception as error:  # noqa: BLE001 - the test inspects it
+                outcome["result"] = error
+
+        # A thread that never waits: WouldBlock at once (it may run the request elsewhere).
+        thread = threading.Thread(target=on_a_thread, args=(lambda: engine.try_handle("PutItem", put),))
+        thread.start()
+        thread.join(timeout=30)
+        assert isinstance(outcome["result"], WouldBlock)
+        # A thread that waits: DynamoDB's retryable error after the lock timeout.
+        thread = threading.Thread(target=on_a_thread, args=(lambda: engine.handle("PutItem", put),))
+        thread.start()
+        thread.join(timeout=30)
+        assert getattr(outcome["result"], "code", None) == "ThrottlingException"
+        holder.stdin.close()
+        holder.wait(timeout=30)
+        assert engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": "a"}}}) == {}
+        assert engine.handle("Scan", {"TableName": "items"})["Count"] == 0

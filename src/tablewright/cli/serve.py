@@ -167,6 +167,7 @@ def serve(
             regions=regions or None,
             on_ready=ready,
             on_close=engine.close,
+            try_now=engine.try_handle,
             max_connections=max_connections,
             max_buffered=max_buffered_mb * 1024 * 1024,
             request_timeout=request_timeout,

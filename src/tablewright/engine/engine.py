@@ -21,6 +21,7 @@ from .errors import (
     ThrottlingException,
     UnknownIndexException,
     UnknownOperationException,
+    WouldBlock,
 )
 from .ops import OPERATIONS
 from .storage import Store, is_lock_timeout
@@ -98,12 +99,14 @@ class Engine:
             raise UnknownOperationException(f"Unknown operation: {operation}")
         try:
             return self._run(operation, function, {} if request is None else request)
-        except DynamoDBError:
+        except (DynamoDBError, WouldBlock):
             raise
         except RecursionError:
             raise nesting_error() from None
         except sqlite3.OperationalError as error:  # a lock held past the timeout, a full disk, ...
             if is_lock_timeout(error):
+                if not self.store.waits:
+                    raise WouldBlock(str(error)) from error
                 raise ThrottlingException(lock_timeout_message(self.store.lock_timeout)) from error
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
@@ -134,6 +137,17 @@ class Engine:
         raise InternalServerError(
             f"Table definitions changed {_ATTEMPTS} times while {operation} ran; retry the request"
         )
+
+    def try_handle(self, operation: str, request: Request | None = None) -> Response:
+        """:meth:`handle` without ever waiting for a lock: raise :class:`WouldBlock` instead.
+
+        For an event loop, which must not wait: it runs requests here first and hands the ones that
+        raise WouldBlock to a thread that may wait. The calling thread stays a never-waiting one.
+        Safe to run again elsewhere only for operations of one transaction (a request of several,
+        such as BatchExecuteStatement, may have committed part of itself before it would block).
+        """
+        self.store.never_wait()
+        return self.handle(operation, request)
 
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)

@@ -88,6 +88,11 @@ class UnknownIndexException(ValidationException):  # type: ignore[misc, valid-ty
     the engine first re-reads the catalog in case another process added the index."""
 
 
+class WouldBlock(Exception):
+    """Raised instead of waiting, on a thread that asked never to wait (:meth:`Engine.try_handle`): the
+    request needs a lock another connection holds. Nothing of the request was applied."""
+
+
 class StaleDefinition(Exception):
     """Internal, never reaches a caller: a write found, inside its transaction, that the table definition
     it was prepared against has changed (another process altered the table); the engine runs it again."""

@@ -1,10 +1,11 @@
 """The HTTP/1.1 transport: asyncio connections parsed by httptools (llhttp, Node's C parser).
 
-The event loop only parses, checks and answers; it never waits on SQLite. Each request's engine call
-runs on a worker thread: writes on one writer thread (SQLite admits one writer at a time anyway, so
-more would only contend), reads on a few reader threads, so reads keep being served while a write
-waits for another process's lock on the file. Each connection's requests are answered one at a
-time, in arrival order (pipelining keeps its order).
+The event loop parses, checks and answers; it never waits on SQLite. A one-transaction request is
+tried on the loop without waiting for any lock (``DynamoDBProtocol.call_now``); one that would wait,
+and every other request, runs on a worker thread: writes on one writer thread (SQLite admits one
+writer at a time anyway, so more would only contend), reads on a few reader threads, so reads keep
+being served while a write waits for another process's lock on the file. Each connection's requests
+are answered one at a time, in arrival order (pipelining keeps its order).
 
 Hostile input costs one connection, never the server, and is refused before work: the headers decide
 authentication, size and target before any body is read; bodies over ``max_body`` get 413 unread;
@@ -394,6 +395,9 @@ class HttpServer:
             return error_response(error)
         except Exception as error:  # noqa: BLE001 - a bug must cost one request, not the connection
             return internal_error_response(head.operation, error)
+        response = self.app.call_now(operation, request)
+        if response is not None:
+            return response
         if self.app.is_read(operation):
             executor, deadline = self._readers, None
         else:

@@ -20,7 +20,7 @@ from functools import cache
 import orjson
 from botocore.loaders import Loader
 
-from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException
+from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException, WouldBlock
 from tablewright.server.errors import (
     MethodNotAllowed,
     NotFound,
@@ -51,6 +51,16 @@ READ_OPERATIONS = frozenset(
     | {"DescribeTimeToLive", "DescribeLimits", "DescribeEndpoints", "ListTagsOfResource"}
     | {"DescribeContinuousBackups", "DescribeStream", "ListStreams", "GetRecords"}
 )
+# Operations that are one SQLite transaction each: tried at once on the event loop (never waiting
+# for a lock) and, only if that would block, run again on a worker thread. Anything else (control
+# plane, PartiQL, which may commit several transactions) goes straight to a worker thread.
+TRY_NOW_OPERATIONS = READ_OPERATIONS | {
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "BatchWriteItem",
+    "TransactWriteItems",
+}
 
 
 @cache
@@ -129,9 +139,14 @@ class DynamoDBProtocol:
     :meth:`decode` (signature over the body, JSON) and :meth:`call` (the handler, on a worker thread).
     """
 
-    def __init__(self, handler: Handler, verifier: Verifier | None = None) -> None:
+    def __init__(
+        self, handler: Handler, verifier: Verifier | None = None, try_now: Handler | None = None
+    ) -> None:
+        """``try_now``: the handler without waiting for locks (``Engine.try_handle``), which raises
+        WouldBlock instead; with it, one-transaction operations skip the hand-off to a thread."""
         self.handler = handler
         self.verifier = verifier
+        self.try_now = try_now
         self.targets = targets()
 
     def __call__(
@@ -189,6 +204,22 @@ class DynamoDBProtocol:
                     "nothing of this request was applied. Retry it."
                 )
             return _respond(200, orjson.dumps(self.handler(operation, request)))
+        except DynamoDBError as error:
+            if error.status >= 500:
+                return internal_error_response(operation, error)
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug in the engine must cost one request, not the server
+            return internal_error_response(operation, error)
+
+    def call_now(self, operation: str, request: dict) -> Response | None:
+        """:meth:`call` through ``try_now`` on the calling thread; None if it would have to wait for a
+        lock (nothing was applied: run it with :meth:`call` on a thread that may wait)."""
+        if self.try_now is None or operation not in TRY_NOW_OPERATIONS:
+            return None
+        try:
+            return _respond(200, orjson.dumps(self.try_now(operation, request)))
+        except WouldBlock:
+            return None
         except DynamoDBError as error:
             if error.status >= 500:
                 return internal_error_response(operation, error)

@@ -40,7 +40,8 @@ def _http_server(
     options: dict[str, Any],
 ) -> HttpServer:
     verifier = Verifier(credentials, regions=regions) if credentials is not None else None
-    return HttpServer(DynamoDBProtocol(handler, verifier), **options)
+    try_now = options.pop("try_now", None)
+    return HttpServer(DynamoDBProtocol(handler, verifier, try_now), **options)
 
 
 def url_for(host: str, port: int) -> str:
@@ -62,8 +63,10 @@ def run(
 ) -> None:
     """Serve until SIGINT or SIGTERM, then shut down gracefully and call ``on_close``.
 
-    ``regions`` limits the regions a SigV4 credential scope may name (None: any). ``options`` go
-    to :class:`HttpServer` (limits and timeouts). Binding errors (a port in use) raise OSError.
+    ``regions`` limits the regions a SigV4 credential scope may name (None: any). ``try_now=``
+    ``engine.try_handle`` lets one-transaction requests run on the event loop unless they would
+    wait for a lock. Other ``options`` go to :class:`HttpServer` (limits and timeouts). Binding
+    errors (a port in use) raise OSError.
     """
 
     async def main() -> None:

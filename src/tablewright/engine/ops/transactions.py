@@ -148,6 +148,7 @@ class _ConflictingWrite:
     in progress, a TransactionConflict per action. Nothing was applied."""
 
     def __init__(self, engine: Engine, actions: int) -> None:
+        self.store = engine.store
         self.transaction = engine.store.write()
         self.actions = actions
 
@@ -155,8 +156,8 @@ class _ConflictingWrite:
         try:
             return self.transaction.__enter__()
         except sqlite3.OperationalError as error:
-            if not is_lock_timeout(error):
-                raise
+            if not is_lock_timeout(error) or not self.store.waits:
+                raise  # (a thread that never waits gets WouldBlock from the engine, to run it elsewhere)
             reasons = [{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}]
             raise TransactionCanceledException(reasons * self.actions) from error
 
