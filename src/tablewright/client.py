@@ -10,6 +10,7 @@ they raise the same ``ClientError`` subclasses, with the same modeled fields, as
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -91,7 +92,18 @@ def _error_response(model: OperationModel, error: DynamoDBError) -> tuple[AWSRes
     return AWSResponse(_LOCAL_URL, error.status, _HEADERS, _Body(error.to_wire())), parsed
 
 
-_LOOPBACK = ("localhost", "127.", "[::1]")
+def is_loopback(endpoint_url: str) -> bool:
+    """Whether the endpoint's host is this machine's loopback: ``localhost`` (or a name under
+    ``.localhost``, RFC 6761), 127.0.0.0/8 or ``::1``. Not a name that merely starts with "localhost"."""
+    host = (urlsplit(endpoint_url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any]:
@@ -102,8 +114,7 @@ def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any
     credentials, wait on the EC2 metadata service for seconds.
     """
     kwargs: dict[str, Any] = {"region_name": region_name}
-    host = (urlsplit(endpoint_url).hostname or "") if endpoint_url else ""
-    local = endpoint_url is None or host.startswith(_LOOPBACK)
+    local = endpoint_url is None or is_loopback(endpoint_url)
     if local and not os.environ.get("AWS_ACCESS_KEY_ID") and not os.environ.get("AWS_PROFILE"):
         kwargs.update(aws_access_key_id="tablewright", aws_secret_access_key="tablewright")
     return kwargs

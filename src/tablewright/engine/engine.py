@@ -18,11 +18,13 @@ from .errors import (
     DynamoDBError,
     InternalServerError,
     StaleDefinition,
+    ThrottlingException,
     UnknownIndexException,
     UnknownOperationException,
+    WouldBlock,
 )
 from .ops import OPERATIONS
-from .storage import Store
+from .storage import Store, is_lock_timeout
 from .types import nesting_error
 from .validation import validate_request
 
@@ -57,6 +59,8 @@ class Engine:
     threads and processes may share. ``ttl_interval`` (seconds) starts a background sweeper that deletes
     expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`. ``item_collection_limit`` is DynamoDB's
     10 GB cap on an item collection of a table with local secondary indexes (smaller in tests).
+    ``lock_timeout`` (seconds) bounds how long a write waits for another process's write lock on the
+    file; then the request fails with a retryable ThrottlingException and nothing of it is applied.
     """
 
     def __init__(
@@ -70,8 +74,11 @@ class Engine:
         item_collection_limit: int = 10 * 1024**3,
         validate: bool = True,
         clock: Callable[[], float] = time.time,
+        lock_timeout: float = 30.0,
     ) -> None:
-        self.store = Store(None if path in (None, ":memory:") else str(path), durable=durable)
+        self.store = Store(
+            None if path in (None, ":memory:") else str(path), durable=durable, lock_timeout=lock_timeout
+        )
         self.region = region
         self.account = account
         self.clock = clock
@@ -92,11 +99,15 @@ class Engine:
             raise UnknownOperationException(f"Unknown operation: {operation}")
         try:
             return self._run(operation, function, {} if request is None else request)
-        except DynamoDBError:
+        except (DynamoDBError, WouldBlock):
             raise
         except RecursionError:
             raise nesting_error() from None
         except sqlite3.OperationalError as error:  # a lock held past the timeout, a full disk, ...
+            if is_lock_timeout(error):
+                if not self.store.waits:
+                    raise WouldBlock(str(error)) from error
+                raise ThrottlingException(lock_timeout_message(self.store.lock_timeout)) from error
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
@@ -127,6 +138,17 @@ class Engine:
             f"Table definitions changed {_ATTEMPTS} times while {operation} ran; retry the request"
         )
 
+    def try_handle(self, operation: str, request: Request | None = None) -> Response:
+        """:meth:`handle` without ever waiting for a lock: raise :class:`WouldBlock` instead.
+
+        For an event loop, which must not wait: it runs requests here first and hands the ones that
+        raise WouldBlock to a thread that may wait. The calling thread stays a never-waiting one.
+        Safe to run again elsewhere only for operations of one transaction (a request of several,
+        such as BatchExecuteStatement, may have committed part of itself before it would block).
+        """
+        self.store.never_wait()
+        return self.handle(operation, request)
+
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)
         if operation is None:
@@ -154,6 +176,14 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def lock_timeout_message(seconds: float) -> str:
+    """What a request that could not get the database's write lock is told."""
+    return (
+        f"The database file's write lock stayed with another writer for {seconds:g} s; "
+        "nothing of this request was applied. Retry it."
+    )
 
 
 _SNAKE_TO_OPERATION = {_snake(name): name for name in OPERATIONS}

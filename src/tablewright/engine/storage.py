@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from .catalog import IndexMeta, TableMeta, table_meta_from
-from .errors import StaleDefinition
+from .errors import StaleDefinition, WouldBlock
 from .types import Item, item_size, partition_hash
 
 FORMAT_VERSION = 1
@@ -61,9 +61,10 @@ class Store:
     # to its own clock so that a test clock moves stream time too.
     clock: Callable[[], float] = time.time
 
-    def __init__(self, path: str | None = None, *, durable: bool = False) -> None:
+    def __init__(self, path: str | None = None, *, durable: bool = False, lock_timeout: float = 30.0) -> None:
         self.path = path
         self._durable = durable
+        self.lock_timeout = lock_timeout  # seconds a write waits for another connection's write lock
         self._local = threading.local()
         self._lock = threading.RLock()  # serialises the single connection of an in-memory store
         self._shared: sqlite3.Connection | None = None
@@ -79,13 +80,34 @@ class Store:
             self.path or ":memory:",
             isolation_level=None,
             check_same_thread=self.path is not None,
-            timeout=30.0,
+            timeout=self.lock_timeout,
         )
         if self.path:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
-        conn.execute("PRAGMA busy_timeout=30000")
+        wait = 0 if getattr(self._local, "never_wait", False) else self.lock_timeout
+        conn.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
         return conn
+
+    def never_wait(self) -> None:
+        """From now on, this thread never waits for a lock another thread or process holds: SQLite's
+        busy error, or :class:`WouldBlock` for the in-memory store's lock, comes at once instead."""
+        if getattr(self._local, "never_wait", False):
+            return
+        self._local.never_wait = True
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.execute("PRAGMA busy_timeout=0")
+
+    @property
+    def waits(self) -> bool:
+        """Whether this thread waits for locks (see :meth:`never_wait`)."""
+        return not getattr(self._local, "never_wait", False)
+
+    def _acquire(self) -> None:
+        """Take the in-memory store's lock; on a :meth:`never_wait` thread only if it is free."""
+        if not self._lock.acquire(blocking=self.waits):
+            raise WouldBlock("the in-memory database is in use by another thread")
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -124,7 +146,9 @@ class Store:
         ``single``: the request runs one statement, which SQLite already runs on one snapshot, so the
         BEGIN/COMMIT round trip is skipped. Reads use the cached catalog (see :meth:`table`).
         """
-        with self._lock if self.path is None else contextlib.nullcontext():
+        if self.path is None:
+            self._acquire()
+        try:
             conn = self.conn
             if single:
                 yield conn
@@ -134,6 +158,9 @@ class Store:
                 yield conn
             finally:
                 conn.execute("COMMIT")
+        finally:
+            if self.path is None:
+                self._lock.release()
 
     # --------------------------------------------------------------------------------------- catalog
 
@@ -265,8 +292,11 @@ class Store:
         """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
         no BEGIN/COMMIT is needed (the caller looked its table up through :meth:`table`)."""
         if self.path is None:
-            with self._lock:
+            self._acquire()
+            try:
                 return self.fetch(self.conn, meta, key)
+            finally:
+                self._lock.release()
         return self.fetch(self.conn, meta, key)
 
     def put(
@@ -296,10 +326,13 @@ class Store:
         """
         row = (*key, size, orjson.dumps(item))
         if self.path is None:  # one shared connection, whose cache is the catalog
-            with self._lock:
+            self._acquire()
+            try:
                 if self._catalog.get(meta.name) is not meta:
                     raise StaleDefinition(meta.name)
                 self.conn.execute(meta.upsert_item_sql, row)  # one statement: its own transaction
+            finally:
+                self._lock.release()
             return
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -513,6 +546,14 @@ class Store:
         return bytes.fromhex(value)
 
 
+def is_lock_timeout(error: sqlite3.OperationalError) -> bool:
+    """Whether ``error`` is SQLite giving up on a lock another connection held past the busy timeout."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error)
+
+
 class _WriteTransaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception) around a block.
 
@@ -529,7 +570,7 @@ class _WriteTransaction:
     def __enter__(self) -> sqlite3.Connection:
         store = self._store
         if store.path is None:  # one shared in-memory connection: serialise the threads using it
-            store._lock.acquire()
+            store._acquire()
             self._locked = True
         try:
             conn = self._conn = store.conn
