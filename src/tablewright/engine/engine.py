@@ -15,6 +15,7 @@ from typing import Any
 
 from . import legacy, ttl
 from .errors import (
+    AccessDeniedException,
     DynamoDBError,
     InternalServerError,
     StaleDefinition,
@@ -42,6 +43,23 @@ CACHED_CATALOG_OPERATIONS = frozenset(
         "TransactWriteItems",
     }
 )
+# Refused at once by a read-only engine; PartiQL writes and anything else that tries to write are refused
+# when SQLite reports the read-only connection's error.
+WRITE_OPERATIONS = frozenset(
+    {
+        "CreateTable",
+        "UpdateTable",
+        "DeleteTable",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+        "UpdateTimeToLive",
+        "TagResource",
+        "UntagResource",
+    }
+)
 _ATTEMPTS = 3  # runs of a request whose table definitions another process keeps changing
 Response = dict[str, Any]
 
@@ -57,6 +75,13 @@ class Engine:
     threads and processes may share. ``ttl_interval`` (seconds) starts a background sweeper that deletes
     expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`. ``item_collection_limit`` is DynamoDB's
     10 GB cap on an item collection of a table with local secondary indexes (smaller in tests).
+    ``read_only=True`` opens an existing database file without ever writing to it: writes are refused
+    with DynamoDB's ``AccessDeniedException`` and expired items are not swept.
+
+    Opening a file checks it first and refuses, without writing to it, a file that is not a SQLite
+    database, is corrupt, belongs to another application or has another format version
+    (:class:`~tablewright.engine.opening.BadDatabaseFile`), or cannot be used now
+    (:class:`~tablewright.engine.opening.DatabaseUnavailable`).
     """
 
     def __init__(
@@ -70,8 +95,12 @@ class Engine:
         item_collection_limit: int = 10 * 1024**3,
         validate: bool = True,
         clock: Callable[[], float] = time.time,
+        read_only: bool = False,
     ) -> None:
-        self.store = Store(None if path in (None, ":memory:") else str(path), durable=durable)
+        self.store = Store(
+            None if path in (None, ":memory:") else str(path), durable=durable, read_only=read_only
+        )
+        self.read_only = self.store.read_only
         self.region = region
         self.account = account
         self.clock = clock
@@ -79,7 +108,7 @@ class Engine:
         self.item_collection_limit = item_collection_limit
         self._validate = validate
         self._sweeper: ttl.Sweeper | None = None
-        if ttl_interval:
+        if ttl_interval and not self.read_only:
             self._sweeper = ttl.Sweeper(self, ttl_interval)
             self._sweeper.start()
 
@@ -90,6 +119,8 @@ class Engine:
         function = OPERATIONS.get(operation)
         if function is None:
             raise UnknownOperationException(f"Unknown operation: {operation}")
+        if self.read_only and operation in WRITE_OPERATIONS:
+            raise self._refusal(operation)
         try:
             return self._run(operation, function, {} if request is None else request)
         except DynamoDBError:
@@ -97,7 +128,14 @@ class Engine:
         except RecursionError:
             raise nesting_error() from None
         except sqlite3.OperationalError as error:  # a lock held past the timeout, a full disk, ...
+            if self.read_only and getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY":
+                raise self._refusal(operation) from None
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
+        except sqlite3.DatabaseError as error:  # damage in a page that no earlier request had read
+            raise InternalServerError(
+                f"The database file is corrupt ({error}); check it with: "
+                f"sqlite3 {self.store.path} 'PRAGMA integrity_check'"
+            ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
 
@@ -137,8 +175,17 @@ class Engine:
 
     # -------------------------------------------------------------------------------------- lifecycle
 
+    def _refusal(self, operation: str) -> DynamoDBError:
+        return AccessDeniedException(
+            f"This database is open read-only ({self.store.path}): {operation} is not allowed"
+        )
+
     def sweep_ttl(self, now: float | None = None) -> int:
-        """Delete every item whose TTL has passed (as DynamoDB's background process would); return the count."""
+        """Delete every item whose TTL has passed (as DynamoDB's background process would); return the count.
+
+        A read-only engine deletes nothing (DynamoDB, too, returns expired items until it deletes them)."""
+        if self.read_only:
+            return 0
         return ttl.sweep(self, self.clock() if now is None else now)
 
     def arn(self, table: str) -> str:

@@ -50,7 +50,10 @@ UnknownOperationException = _error("UnknownOperationException")
 InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")
 ExpiredIteratorException = _error("ExpiredIteratorException")
-DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
+DuplicateItemException = _error("DuplicateItemException")
+AccessDeniedException = _error(
+    "AccessDeniedException"
+)  # what a read-only IAM principal gets for a write  # a PartiQL INSERT of an existing key
 
 
 class ConditionalCheckFailedException(DynamoDBError):
