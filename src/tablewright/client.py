@@ -94,6 +94,26 @@ def _error_response(model: OperationModel, error: DynamoDBError) -> tuple[AWSRes
 _LOOPBACK = ("localhost", "127.", "[::1]")
 
 
+class InvalidEndpoint(ValueError):
+    """An endpoint that is not an http(s) URL with a host; ``url`` is what was given."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(f"{url!r} is not an endpoint URL: write http://HOST:PORT or https://HOST")
+        self.url = url
+
+
+def check_endpoint(url: str) -> str:
+    """``url`` if it is an http or https URL with a host, else :class:`InvalidEndpoint`."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        raise InvalidEndpoint(url) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidEndpoint(url)
+    return url.strip()
+
+
 def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any]:
     """Client arguments; dummy credentials where nobody checks them.
 
@@ -132,19 +152,23 @@ def connect(
     region_name: str = "us-east-1",
     config: Config | None = None,
     service: str = "dynamodb",
+    read_only: bool = False,
 ) -> Any:
     """A boto3 DynamoDB client.
 
     ``connect()`` serves it from a new in-memory engine, ``connect("app.db")`` from a SQLite file,
     ``connect(engine=e)`` from an existing engine, and ``connect(endpoint_url=URL)`` talks to a remote
     endpoint (Amazon DynamoDB, a compatible cluster, or ``tablewright serve``). ``service="dynamodbstreams"``
-    gives the Streams client for the same engine.
+    gives the Streams client for the same engine. ``read_only=True`` opens the file without ever writing
+    to it (writes get ``AccessDeniedException``). An ``endpoint_url`` that is not a URL raises
+    :class:`InvalidEndpoint`; a file that cannot be opened, ``tablewright.engine.DatabaseFileError``.
     """
     if endpoint_url is not None:
+        endpoint_url = check_endpoint(endpoint_url)
         return boto3.client(
             service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
         )
-    engine = engine or Engine(None if path is None else os.fspath(path))
+    engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     client = boto3.client(
         service, endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name, None)
     )
@@ -159,13 +183,15 @@ def resource(
     engine: Engine | None = None,
     region_name: str = "us-east-1",
     config: Config | None = None,
+    read_only: bool = False,
 ) -> Any:
     """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
     if endpoint_url is not None:
+        endpoint_url = check_endpoint(endpoint_url)
         return boto3.resource(
             "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
         )
-    engine = engine or Engine(None if path is None else os.fspath(path))
+    engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     dynamodb = boto3.resource(
         "dynamodb",
         endpoint_url=_LOCAL_URL,

@@ -37,6 +37,13 @@ class _LazyGroup(click.Group):
             raise
         return getattr(module, attribute)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # Every command's typed errors become one line and the decided exit status (cli/errors.py).
+        from .errors import reporting_errors
+
+        with reporting_errors(ctx):
+            return super().invoke(ctx)
+
 
 @click.group(cls=_LazyGroup)
 @click.version_option(package_name="tablewright")

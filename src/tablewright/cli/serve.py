@@ -38,7 +38,12 @@ def _engine_class():
     default=None,
     help="YAML/JSON file of access keys; every request must then carry a valid SigV4 signature.",
 )
-def serve(db: str | None, host: str, port: int, auth: str | None) -> None:
+@click.option(
+    "--read-only",
+    is_flag=True,
+    help="Serve an existing --db file without ever writing to it; writes get AccessDeniedException.",
+)
+def serve(db: str | None, host: str, port: int, auth: str | None, read_only: bool = False) -> None:
     """Serve DynamoDB's API on HTTP, backed by the embedded engine.
 
     Stops on SIGINT or SIGTERM after finishing requests in flight, then closes the database.
@@ -51,10 +56,13 @@ def serve(db: str | None, host: str, port: int, auth: str | None) -> None:
             credentials = load_credentials(auth)
         except AuthFileError as exc:
             raise click.BadParameter(str(exc), param_hint="--auth") from None
-    engine = _engine_class()(db)
+    if read_only and db is None:
+        raise click.UsageError("--read-only needs --db FILE (an in-memory database starts empty)")
+    engine = _engine_class()(db, read_only=read_only)
 
     def ready(url: str) -> None:
         store = f"file {db}" if db else "in memory (nothing is kept after exit)"
+        store += ", read-only" if read_only else ""
         click.echo(f"tablewright serve: DynamoDB API at {url}  (data: {store})")
         click.echo(_HOW_TO_CONNECT.format(url=url))
         if credentials is None:

@@ -58,6 +58,7 @@ WRITE_OPERATIONS = frozenset(
         "UpdateTimeToLive",
         "TagResource",
         "UntagResource",
+        "UpdateContinuousBackups",
     }
 )
 _ATTEMPTS = 3  # runs of a request whose table definitions another process keeps changing

@@ -50,10 +50,9 @@ UnknownOperationException = _error("UnknownOperationException")
 InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")
 ExpiredIteratorException = _error("ExpiredIteratorException")
-DuplicateItemException = _error("DuplicateItemException")
-AccessDeniedException = _error(
-    "AccessDeniedException"
-)  # what a read-only IAM principal gets for a write  # a PartiQL INSERT of an existing key
+DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
+TableNotFoundException = _error("TableNotFoundException")  # the backup operations' "no such table"
+AccessDeniedException = _error("AccessDeniedException")  # a write to an engine opened read-only
 
 
 class ConditionalCheckFailedException(DynamoDBError):
