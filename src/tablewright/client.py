@@ -209,3 +209,38 @@ def engine_of(client_or_resource: Any) -> Engine:
     if engine is None:
         raise ValueError("this client is not served by an in-process tablewright engine")
     return engine
+
+
+# What the in-process client relies on inside botocore (not its public API). pyproject.toml bounds
+# botocore to the minor versions these are tested with; tests/engine/test_botocore_contract.py runs
+# botocore_contract_problems() so that a botocore that changes them fails loudly, not subtly.
+def botocore_contract_problems() -> list[str]:
+    """What, if anything, the installed botocore changed of the internals this module relies on."""
+    import inspect
+
+    problems = []
+    signatures = {
+        "JSONParser._parse_body_as_json": (JSONParser, "_parse_body_as_json", ["self", "body_contents"]),
+        "ResponseParser.parse": (JSONParser, "parse", ["self", "response", "shape"]),
+        "AWSResponse.__init__": (AWSResponse, "__init__", ["self", "url", "status_code", "headers", "raw"]),
+    }
+    for name, (owner, attribute, expected) in signatures.items():
+        function = getattr(owner, attribute, None)
+        found = list(inspect.signature(function).parameters) if function else None
+        if found != expected:
+            problems.append(f"{name} takes {found}, not {expected}")
+    client = connect()
+    try:  # the before-call hook answers, the parser takes a decoded body, errors parse to modeled classes
+        if client.list_tables().get("TableNames") != []:
+            problems.append("ListTables answered in-process did not parse to TableNames: []")
+        client.describe_table(TableName="tablewright-contract-probe")
+        problems.append("DescribeTable of a missing table did not raise")
+    except client.exceptions.ResourceNotFoundException as error:
+        if error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") != 400:
+            problems.append("an in-process error lost its HTTP status")
+    except Exception as error:  # noqa: BLE001 - any other failure is exactly what this reports
+        problems.append(f"an in-process call failed: {type(error).__name__}: {error}")
+    finally:
+        engine_of(client).close()
+    return problems
+

@@ -49,8 +49,9 @@ def sweep(engine: Engine, now: float, batch: int = BATCH) -> int:
     """
     deleted = 0
     store = engine.store
-    with store.read():
-        tables = [store.table(name) for name in store.tables()]
+    # Outside any transaction, so that the catalog is re-read: an engine that has served no request
+    # yet (a server just started on an existing file) has not loaded it.
+    tables = [store.table(name) for name in store.tables()]
     for meta in tables:
         if meta is None or not meta.ttl_attribute:
             continue
