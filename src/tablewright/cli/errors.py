@@ -108,6 +108,7 @@ RULES: dict[str, Rule] = {
     "builtins.FileNotFoundError": (INPUT, _os_error),
     "builtins.IsADirectoryError": (INPUT, _os_error),
     "builtins.NotADirectoryError": (INPUT, _os_error),
+    "builtins.FileExistsError": (INPUT, _os_error),
     "builtins.PermissionError": (ENVIRONMENT, _os_error),
     "builtins.OSError": (ENVIRONMENT, _os_error),
 }

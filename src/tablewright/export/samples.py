@@ -69,6 +69,10 @@ def sample_items(
         if entity is None:
             continue
         for number, values in enumerate(values_list[:per_entity], 1):
+            violations = entity.validate(values) if isinstance(values, dict) else ["not a mapping"]
+            if violations:
+                said = "; ".join(str(violation) for violation in violations[:3])
+                raise SampleDataError(f"{generator}: {entity_name} #{number} does not fit the design: {said}")
             try:
                 item = entity.to_item(values, now=SAMPLE_TIME)
             except Exception as error:  # noqa: BLE001 - a value the entity rejects, whatever its kind
