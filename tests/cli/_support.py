@@ -15,10 +15,19 @@ COMMAND = (
 )
 
 
-def run(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``tablewright ARGS...`` in a subprocess (stdin closed), its output captured as text."""
+def run(
+    *args: str, cwd: Path | None = None, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``tablewright ARGS...`` in a subprocess (stdin closed), its output captured as text; ``env``
+    adds to the environment."""
     return subprocess.run(
-        [*COMMAND, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL
+        [*COMMAND, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
 
 

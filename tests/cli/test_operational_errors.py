@@ -119,30 +119,46 @@ def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path) -> None
     assert not path.exists()
 
 
+class Served:
+    """A ``tablewright serve`` subprocess on a free port, with the URL from its banner."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*COMMAND, "serve", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.banner = ""
+        for line in self.process.stdout:
+            self.banner += line
+            if line.startswith("Press Ctrl+C"):
+                break
+        match = re.search(r"DynamoDB API at (http://\S+)", self.banner)
+        if match is None:
+            self.process.kill()
+            raise AssertionError(f"server did not start: {self.banner} {self.process.stderr.read()}")
+        self.url = match.group(1)
+
+    def __enter__(self) -> Served:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.communicate(timeout=60)
+
+
 # ------------------------------------------------------------------------------- read-only serving
 
 
 def test_serve_read_only_reads_refuses_writes_and_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     path = _database(tmp_path / "data.db")
     before = _digest(path)
-    process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", "0", "--db", str(path), "--read-only"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        banner = ""
-        for line in process.stdout:
-            banner += line
-            if line.startswith("Press Ctrl+C"):
-                break
-        match = re.search(r"DynamoDB API at (http://\S+)", banner)
-        assert match, (banner, process.poll())
-        assert "read-only" in banner
+    with Served("--db", str(path), "--read-only") as served:
+        assert "read-only" in served.banner
         client = boto3.client(
             "dynamodb",
-            endpoint_url=match.group(1),
+            endpoint_url=served.url,
             region_name="us-east-1",
             aws_access_key_id="x",
             aws_secret_access_key="x",
@@ -153,9 +169,6 @@ def test_serve_read_only_reads_refuses_writes_and_leaves_the_file_as_it_was(tmp_
             client.put_item(TableName="things", Item={"pk": {"S": "new"}})
         assert caught.value.response["Error"]["Code"] == "AccessDeniedException"
         assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
-    finally:
-        process.terminate()
-        process.communicate(timeout=60)
     assert _digest(path) == before
 
 
@@ -191,6 +204,17 @@ def test_an_unreachable_endpoint_is_an_operational_error(tmp_path: Path) -> None
     # A migration reports each failed step (exit 1) but an endpoint that cannot be reached is no step.
     result = run("migrate", str(plan), "--endpoint", url)
     assert result.returncode in (1, 3) and "Traceback" not in result.stderr, result.stderr
+
+
+def test_an_endpoint_refusing_the_credentials_is_an_operational_error(tmp_path: Path) -> None:
+    auth = tmp_path / "auth.yaml"
+    auth.write_text("credentials:\n  - {access_key_id: AKIDTEAM, secret_access_key: team-secret}\n")
+    with Served("--auth", str(auth)) as served:
+        wrong = {"AWS_ACCESS_KEY_ID": "AKIDSTRANGER", "AWS_SECRET_ACCESS_KEY": "guess"}
+        result = run("import", "--from", "endpoint", "--endpoint", served.url, env=wrong)
+        one_line_error(result, "import", 3, "ListTables")
+        right = {"AWS_ACCESS_KEY_ID": "AKIDTEAM", "AWS_SECRET_ACCESS_KEY": "team-secret"}
+        assert run("import", "--from", "endpoint", "--endpoint", served.url, env=right).returncode == 0
 
 
 def test_import_from_a_database_file_never_writes_it(tmp_path: Path) -> None:
