@@ -86,14 +86,15 @@ def _check_directory(file: Path, read_only: bool) -> None:
         raise DatabaseUnavailable(
             str(file),
             f"directory {directory} is not writable: SQLite creates {file.name}-wal and {file.name}-shm "
-            "beside the database (open it with --read-only to only read it)",
+            "beside the database (to only read it, open it read-only: serve --read-only)",
         )
 
 
 def _writable(file: Path, found: Found) -> Found:
     if not os.access(file, os.W_OK):
         raise DatabaseUnavailable(
-            str(file), f"{file} is not writable (permission denied; open it with --read-only to only read it)"
+            str(file),
+            f"{file} is not writable (permission denied; to only read it, open it read-only: serve --read-only)",
         )
     return found
 
