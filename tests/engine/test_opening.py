@@ -332,3 +332,27 @@ def test_the_sweeper_logs_what_it_cannot_delete_and_goes_on(tmp_path: Path, capl
         assert engine.sweep_ttl(now=2000) == 9  # every expired item but the unreadable one
     messages = [r.getMessage() for r in caplog.records]
     assert any("broken" in m and "cannot be read" in m for m in messages), messages
+
+
+def test_the_sweeper_reads_outside_the_write_lock_in_bounded_pages(tmp_path: Path) -> None:
+    with Engine(str(tmp_path / "data.db")) as engine:
+        _ttl_table(engine)
+        for i in range(60):
+            engine.put_item(TableName="things", Item={"pk": {"S": f"k{i:03}"}, "ttl": {"N": str(1000 + i)}})
+        statements: list[str] = []
+        engine.store.conn.set_trace_callback(statements.append)  # every statement the sweep runs
+        assert ttl_module.sweep(engine, 1030, batch=8) == 30
+        engine.store.conn.set_trace_callback(None)
+    writing = False
+    pages = 0
+    for statement in statements:
+        words = statement.split()
+        if words[:2] == ["BEGIN", "IMMEDIATE"]:
+            writing = True
+        elif words[:1] in (["COMMIT"], ["ROLLBACK"]):
+            writing = False
+        elif statement.startswith("SELECT h, pk, sk, item FROM"):
+            pages += 1
+            assert not writing, "a page of the table was read under the write lock"
+            assert "LIMIT" in statement
+    assert pages == 60 // 8 + 1 + 1  # 8 rows a page, the partial last page, then the empty one

@@ -61,6 +61,7 @@ WRITE_OPERATIONS = frozenset(
         "UpdateContinuousBackups",
     }
 )
+_DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})  # SQLite's codes for a damaged file
 _ATTEMPTS = 3  # runs of a request whose table definitions another process keeps changing
 Response = dict[str, Any]
 
@@ -132,8 +133,10 @@ class Engine:
             if self.read_only and getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY":
                 raise self._refusal(operation) from None
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
-        except sqlite3.DatabaseError as error:  # damage in a page that no earlier request had read
-            raise InternalServerError(
+        except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorname", "") not in _DAMAGE:  # e.g. the engine was closed
+                raise InternalServerError(f"{operation} failed: {error}") from error
+            raise InternalServerError(  # damage in a page that no earlier request had read
                 f"The database file is corrupt ({error}); check it with: "
                 f"sqlite3 {self.store.path} 'PRAGMA integrity_check'"
             ) from error
