@@ -243,4 +243,3 @@ def botocore_contract_problems() -> list[str]:
     finally:
         engine_of(client).close()
     return problems
-
