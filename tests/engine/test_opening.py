@@ -356,3 +356,22 @@ def test_the_sweeper_reads_outside_the_write_lock_in_bounded_pages(tmp_path: Pat
             assert not writing, "a page of the table was read under the write lock"
             assert "LIMIT" in statement
     assert pages == 60 // 8 + 1 + 1  # 8 rows a page, the partial last page, then the empty one
+
+
+def test_read_only_streams_are_readable(tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    with Engine(str(path)) as engine:
+        _ttl_table(engine)
+        engine.put_item(TableName="things", Item={"pk": {"S": "a"}})
+        engine.delete_item(TableName="things", Key={"pk": {"S": "a"}})
+    before = _digest(path)
+    streams = tablewright.connect(path, read_only=True, service="dynamodbstreams")
+    (stream,) = streams.list_streams(TableName="things")["Streams"]
+    (shard,) = streams.describe_stream(StreamArn=stream["StreamArn"])["StreamDescription"]["Shards"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=stream["StreamArn"], ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
+    records = streams.get_records(ShardIterator=iterator)["Records"]
+    assert [r["eventName"] for r in records] == ["INSERT", "REMOVE"]
+    tablewright.engine_of(streams).close()
+    assert _digest(path) == before

@@ -563,6 +563,11 @@ class Store:
             )
         return watermark
 
+    def stored_stream_secret(self, conn: sqlite3.Connection) -> bytes | None:
+        """The database's key for signing shard iterators, or None if none was created yet."""
+        row = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
+        return bytes.fromhex(row[0]) if row else None
+
     def stream_secret(self, conn: sqlite3.Connection) -> bytes:
         """The database's random key for signing shard iterators, created on first use (in a write transaction)."""
         conn.execute(
