@@ -226,6 +226,8 @@ def test_import_from_a_database_file_never_writes_it(tmp_path: Path) -> None:
     assert design["tables"]["things"]["pitr"] is True  # DescribeContinuousBackups on the engine
     assert _digest(path) == before
     one_line_error(run("import", "--from", "endpoint", "--db", str(tmp_path / "nope.db")), "import", 2)
+    missing = run("import", "--from", "endpoint", "--db", str(path), "--table", "no-such-table")
+    one_line_error(missing, "import", 2, "no-such-table", "ResourceNotFoundException")
 
 
 # ------------------------------------------------------------------------------- prices, sample data

@@ -79,7 +79,10 @@ _INPUT_CODES = frozenset({"ResourceNotFoundException", "ValidationException", "T
 
 
 def _client_error_status(error: BaseException) -> int:
-    code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
+    """A ClientError's (or a package error raised from one) status: 2 for a request that named what
+    does not exist or was invalid, else 3 (access denied, throttled, the service failed)."""
+    response = getattr(error, "response", None) or getattr(error.__cause__, "response", None) or {}
+    code = response.get("Error", {}).get("Code", "")
     return INPUT if code in _INPUT_CODES else ENVIRONMENT
 
 
@@ -95,7 +98,7 @@ RULES: dict[str, Rule] = {
     "tablewright.design.errors.DesignError": (INPUT, _design),
     "tablewright.cost.prices.PricesError": (INPUT, _said),
     "tablewright.export.samples.SampleDataError": (INPUT, _said),
-    "tablewright.imports.endpoint.EndpointImportError": (ENVIRONMENT, _said),
+    "tablewright.imports.endpoint.EndpointImportError": (_client_error_status, _said),
     "tablewright.lint.config.LintConfigError": (INPUT, _said),
     "yaml.error.YAMLError": (INPUT, _said),
     "botocore.exceptions.ConnectionError": (ENVIRONMENT, _unreachable),
