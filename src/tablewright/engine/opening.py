@@ -105,7 +105,9 @@ def _check_header(file: Path, size: int) -> None:
         header = stream.read(100)
     if not header.startswith(_HEADER):
         raise BadDatabaseFile(
-            str(file), f"{file} is not a SQLite database (it does not start with SQLite's header)"
+            str(file),
+            f"{file} is not a SQLite database (it does not start with SQLite's header; "
+            f"see what it is with: file {file})",
         )
     corrupt = f"{file} is a truncated or corrupt SQLite database"
     hint = HOW_TO_CHECK.format(path=file)
