@@ -22,6 +22,7 @@ from .errors import (
     UnknownIndexException,
     UnknownOperationException,
 )
+from .opening import how_to_check
 from .ops import OPERATIONS
 from .storage import Store
 from .types import nesting_error
@@ -137,8 +138,7 @@ class Engine:
             if getattr(error, "sqlite_errorname", "") not in _DAMAGE:  # e.g. the engine was closed
                 raise InternalServerError(f"{operation} failed: {error}") from error
             raise InternalServerError(  # damage in a page that no earlier request had read
-                f"The database file is corrupt ({error}); check it with: "
-                f"sqlite3 {self.store.path} 'PRAGMA integrity_check'"
+                f"The database file is corrupt ({error}); {how_to_check(self.store.path)}"
             ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -24,7 +25,11 @@ _HEADER = b"SQLite format 3\x00"
 # The tables of format 1; a file that has them all is opened without running the schema script,
 # which would take the write lock.
 SCHEMA_TABLES = frozenset({"tw_meta", "tw_tables", "tw_stream", "tw_streams", "tw_tokens"})
-HOW_TO_CHECK = "check it with: sqlite3 {path} 'PRAGMA integrity_check'"
+
+
+def how_to_check(path: object) -> str:
+    """The command that tells a user what is wrong inside a SQLite file (path quoted for a shell)."""
+    return f"check it with: sqlite3 {shlex.quote(str(path))} 'PRAGMA integrity_check'"
 
 
 class DatabaseFileError(Exception):
@@ -107,10 +112,10 @@ def _check_header(file: Path, size: int) -> None:
         raise BadDatabaseFile(
             str(file),
             f"{file} is not a SQLite database (it does not start with SQLite's header; "
-            f"see what it is with: file {file})",
+            f"see what it is with: file {shlex.quote(str(file))})",
         )
     corrupt = f"{file} is a truncated or corrupt SQLite database"
-    hint = HOW_TO_CHECK.format(path=file)
+    hint = how_to_check(file)
     if len(header) < 100:
         raise BadDatabaseFile(str(file), f"{corrupt} (only {size} bytes); {hint}")
     page_size = int.from_bytes(header[16:18], "big")
@@ -156,12 +161,10 @@ def _check_contents(file: Path, read_only: bool) -> Found:
     except sqlite3.OperationalError as error:
         if "locked" in str(error):
             raise DatabaseUnavailable(str(file), f"{file} is locked by another process: {error}") from None
-        raise BadDatabaseFile(
-            str(file), f"{file} cannot be read ({error}); {HOW_TO_CHECK.format(path=file)}"
-        ) from None
+        raise BadDatabaseFile(str(file), f"{file} cannot be read ({error}); {how_to_check(file)}") from None
     except sqlite3.DatabaseError as error:
         raise BadDatabaseFile(
-            str(file), f"{file} is a corrupt SQLite database ({error}); {HOW_TO_CHECK.format(path=file)}"
+            str(file), f"{file} is a corrupt SQLite database ({error}); {how_to_check(file)}"
         ) from None
     finally:
         conn.close()

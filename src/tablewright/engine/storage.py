@@ -35,10 +35,10 @@ from .catalog import IndexMeta, TableMeta, table_meta_from
 from .errors import StaleDefinition
 from .opening import (
     FORMAT_VERSION,
-    HOW_TO_CHECK,
     BadDatabaseFile,
     DatabaseUnavailable,
     Found,
+    how_to_check,
     inspect,
     read_only_uri,
 )
@@ -157,7 +157,7 @@ class Store:
             except sqlite3.DatabaseError as error:  # damage the header check could not see
                 self.close()
                 raise BadDatabaseFile(
-                    str(self.path), f"{self.path} is corrupt ({error}); {HOW_TO_CHECK.format(path=self.path)}"
+                    str(self.path), f"{self.path} is corrupt ({error}); {how_to_check(self.path)}"
                 ) from None
 
     def close(self) -> None:
