@@ -375,3 +375,20 @@ def test_read_only_streams_are_readable(tmp_path: Path) -> None:
     assert [r["eventName"] for r in records] == ["INSERT", "REMOVE"]
     tablewright.engine_of(streams).close()
     assert _digest(path) == before
+
+
+def test_a_file_of_this_format_lacking_a_newer_table_gets_it_on_open(tmp_path: Path) -> None:
+    path = _database(tmp_path / "data.db")
+    with sqlite3.connect(path) as conn:  # as written before tw_tokens existed (still format 1)
+        conn.execute("DROP TABLE tw_tokens")
+    conn.close()
+    with Engine(str(path)) as engine:
+        assert len(engine.scan(TableName="things")["Items"]) == 3
+        request = {
+            "ClientRequestToken": "once",
+            "TransactItems": [{"Put": {"TableName": "things", "Item": {"pk": {"S": "t"}}}}],
+        }
+        engine.transact_write_items(request)  # needs tw_tokens
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM tw_tokens").fetchone() == (1,)
+    conn.close()

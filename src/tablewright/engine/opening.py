@@ -22,9 +22,6 @@ from urllib.parse import quote
 
 FORMAT_VERSION = 1  # the layout described in storage.py; a file of another version is refused
 _HEADER = b"SQLite format 3\x00"
-# The tables of format 1; a file that has them all is opened without running the schema script,
-# which would take the write lock.
-SCHEMA_TABLES = frozenset({"tw_meta", "tw_tables", "tw_stream", "tw_streams", "tw_tokens"})
 
 
 def how_to_check(path: object) -> str:
@@ -56,9 +53,11 @@ class Found(enum.Enum):
     READY = "ready"  # a complete tablewright database of this format: open it as it is
 
 
-def inspect(path: str, *, read_only: bool = False) -> Found:
+def inspect(path: str, *, read_only: bool = False, schema: frozenset[str] = frozenset()) -> Found:
     """Check ``path`` before it is opened (``read_only``: it must already be a tablewright database).
 
+    ``schema`` names the tables and indexes of the current format: a file that has them all is
+    :attr:`Found.READY` (opened without running the schema script, which takes the write lock).
     Raises :class:`BadDatabaseFile` or :class:`DatabaseUnavailable`; writes nothing.
     """
     file = Path(path)
@@ -77,7 +76,7 @@ def inspect(path: str, *, read_only: bool = False) -> Found:
             raise BadDatabaseFile(path, f"{path} is empty, not a tablewright database")
         return _writable(file, Found.NEW)
     _check_header(file, size)
-    found = _check_contents(file, read_only)
+    found = _check_contents(file, read_only, schema)
     return found if read_only else _writable(file, found)
 
 
@@ -136,7 +135,7 @@ def read_only_uri(file: Path, *, immutable: bool = False) -> str:
     return f"file:{quote(str(file.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
 
 
-def _check_contents(file: Path, read_only: bool) -> Found:
+def _check_contents(file: Path, read_only: bool, schema: frozenset[str]) -> Found:
     # Without a -wal file the main file holds every committed page, so an immutable connection reads it
     # exactly and writes nothing; with one, another process may be using the database right now.
     immutable = not Path(f"{file}-wal").exists()
@@ -145,7 +144,10 @@ def _check_contents(file: Path, read_only: bool) -> Found:
     except sqlite3.OperationalError as error:
         raise DatabaseUnavailable(str(file), f"{file} cannot be opened: {error}") from None
     try:
-        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        rows = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')"
+        ).fetchall()
+        names = {name for kind, name in rows if kind == "table"}
         if "tw_meta" not in names:
             if names:
                 shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
@@ -169,7 +171,7 @@ def _check_contents(file: Path, read_only: bool) -> Found:
     finally:
         conn.close()
     check_format(str(file), row[0] if row else None)
-    return Found.READY if names >= SCHEMA_TABLES else Found.PARTIAL
+    return Found.READY if {name for _, name in rows} >= schema else Found.PARTIAL
 
 
 def check_format(path: str, version: object) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -61,6 +62,8 @@ CREATE TABLE IF NOT EXISTS tw_tokens (
     token TEXT PRIMARY KEY, digest BLOB NOT NULL, response BLOB NOT NULL, created REAL NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO tw_meta VALUES ('format', {FORMAT_VERSION}), ('catalog', 0), ('next_table_id', 1);
 """
+# What the script creates: a file that has all of it is opened without running the script.
+_SCHEMA_NAMES = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", _SCHEMA))
 
 
 class Store:
@@ -85,7 +88,7 @@ class Store:
         self._documents: set[tuple[int, bytes]] = set()
         self._catalog_version = -1
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
-        self._init_schema(inspect(path, read_only=read_only) if path else Found.NEW)
+        self._init_schema(inspect(path, read_only=read_only, schema=_SCHEMA_NAMES) if path else Found.NEW)
 
     # ----------------------------------------------------------------------------------- connections
 
