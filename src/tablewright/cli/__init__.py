@@ -47,6 +47,14 @@ class _LazyGroup(click.Group):
             ctx.fail(f"No such command {args[0]!r}.{hint}")
         return super().resolve_command(ctx, args)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # Every command's typed errors become one line and the decided exit status (cli/errors.py).
+        from .errors import reporting_errors
+
+        with reporting_errors(ctx):
+            return super().invoke(ctx)
+
+
 
 # -h works everywhere: subcommands inherit the group's context settings.
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,9 +6,6 @@ import sys
 
 import click
 import orjson
-import yaml
-
-from tablewright.design import DesignError
 
 
 @click.command()
@@ -34,13 +31,11 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
     prices = load_prices(prices_path)
     reports = []
     for path in paths:
-        try:
-            # tablewright.lint's loader tolerates a `lint:` section until the design schema knows it.
-            from tablewright.lint.runner import load_design
+        # tablewright.lint's loader tolerates a `lint:` section until the design schema knows it.
+        # A design that does not load is reported by the cli's error rules (cli/errors.py): exit 2.
+        from tablewright.lint.runner import load_design
 
-            design = load_design(path)
-        except (DesignError, yaml.YAMLError) as exc:
-            raise click.ClickException(str(exc)) from None
+        design = load_design(path)
         measured = None
         if measure:
             from tablewright.cost.measure import measure_design  # needs the engine: only for --measure

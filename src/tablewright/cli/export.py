@@ -4,7 +4,6 @@ a NoSQL Workbench model or a Markdown document."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -22,15 +21,12 @@ from tablewright.export import FORMATS
     help="Write to this file (create-table: a folder, one file per request).",
 )
 def export(design_path: str, fmt: str, out: str | None) -> None:
-    """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load."""
-    from tablewright.design import DesignError, load
+    """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load or
+    its sample data (generate.py) cannot be exported, 3 when --out cannot be written."""
+    from tablewright.design import load
     from tablewright.export import export as run_export
 
-    try:
-        design = load(design_path)
-    except DesignError as error:
-        click.echo(str(error), err=True)
-        sys.exit(2)
+    design = load(design_path)
     if fmt == "create-table" and out:
         # One file per request, ready for `aws dynamodb create-table --cli-input-json file://...`.
         from tablewright.export.create_table import export as requests

@@ -3,10 +3,11 @@ CloudFormation template, or (``--from endpoint``) the tables of a live endpoint.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
+
+from .errors import CommandError
 
 _FORMATS = ["nosql-workbench", "cloudformation", "endpoint"]
 
@@ -33,27 +34,29 @@ def import_(
     out: str | None,
 ) -> None:
     """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
-    as a commented skeleton to fill in. Exit 2 on an unreadable input."""
+    as a commented skeleton to fill in. ``--db`` is opened read-only: importing never writes to it.
+    Exit 2 on an unreadable input, 3 when the endpoint cannot be reached or refuses a call."""
     from tablewright.imports import import_file, to_yaml
 
-    try:
-        if fmt == "endpoint":
-            if source:
-                raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")
-            import tablewright
-            from tablewright.imports.endpoint import import_tables
+    if fmt == "endpoint":
+        if source:
+            raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")
+        if not (db or endpoint_url):
+            raise click.UsageError("--from endpoint needs --endpoint URL or --db FILE")
+        import tablewright
+        from tablewright.imports.endpoint import import_tables
 
-            client = tablewright.connect(db, endpoint_url=endpoint_url)
-            text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
-        else:
-            if not source or not Path(source).is_file():
-                raise click.UsageError(f"--from {fmt} needs an existing FILE")
+        client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=db is not None)
+        text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
+    else:
+        if not source or not Path(source).is_file():
+            raise click.UsageError(f"--from {fmt} needs an existing FILE")
+        try:
             text = import_file(source, fmt)
-            if name:
-                text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
-    except (ValueError, KeyError, OSError) as error:
-        click.echo(f"error: {source or endpoint_url}: {error}", err=True)
-        sys.exit(2)
+        except (ValueError, KeyError) as error:
+            raise CommandError(f"{source}: {error}") from None
+        if name:
+            text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
     if out:
         Path(out).write_text(text, encoding="utf-8")
     else:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .errors import CommandError
+
 
 @click.command()
 @click.argument("plan_path", metavar="PLAN", type=click.Path(exists=True, dir_okay=False))
@@ -14,6 +16,9 @@ import click
     "--endpoint", "endpoint_url", metavar="URL", help="A DynamoDB endpoint (default: the embedded engine)."
 )
 @click.option("--db", type=click.Path(dir_okay=False), help="The embedded engine's SQLite file.")
+@click.option(
+    "--read-only", is_flag=True, help="With --dry-run and --db: open the database without writing to it."
+)
 @click.option(
     "--dry-run", is_flag=True, help="Print what would change (counts, before/after samples); change nothing."
 )
@@ -45,6 +50,7 @@ def migrate(
     plan_path: str,
     endpoint_url: str | None,
     db: str | None,
+    read_only: bool,
     dry_run: bool,
     state_path: str | None,
     segments: int,
@@ -55,7 +61,8 @@ def migrate(
     """Run the migration PLAN (a .py exposing PLAN, or .yaml): create tables and indexes, copy with
     transforms, backfill, rename, delete. Resumable: re-run the same command after an interruption.
 
-    Exit status: 0 done, 1 a step failed (e.g. verification), 2 bad plan.
+    Exit status: 0 done, 1 a step failed (e.g. verification), 2 bad plan or database file,
+    3 endpoint unreachable or database unavailable (docs/cli.md).
     """
     from rich.console import Console
 
@@ -72,12 +79,13 @@ def migrate(
 
     if endpoint_url and db:
         raise click.UsageError("give --endpoint or --db, not both")
+    if read_only and not (dry_run and db):
+        raise click.UsageError("--read-only needs --dry-run and --db (a migration writes)")
     try:
         plan = load_plan(plan_path)
-    except (ValueError, KeyError, ImportError, OSError) as error:
-        click.echo(f"error: {plan_path}: {error}", err=True)
-        sys.exit(2)
-    client = tablewright.connect(db, endpoint_url=endpoint_url)
+    except (ValueError, KeyError, ImportError, SyntaxError, OSError) as error:
+        raise CommandError(f"{plan_path}: {' '.join(str(error).split())}") from None
+    client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=read_only)
     state = state_path or default_state_path(Target.of(client), plan.name, plan_path)
     console = Console(stderr=True) if fmt == "json" else Console()
     try:
@@ -91,8 +99,7 @@ def migrate(
             page_size=page_size,
         )
     except (ProgressMismatch, CorruptProgress) as error:
-        click.echo(f"tablewright migrate: error: {error}", err=True)
-        sys.exit(2)
+        raise CommandError(str(error)) from None
     text = to_json(report)
     if report_path:
         Path(report_path).write_text(text + "\n", encoding="utf-8")

@@ -61,6 +61,11 @@ def _fail(message: str) -> None:
     help="YAML/JSON file of access keys; every request must then carry a valid SigV4 signature.",
 )
 @click.option(
+    "--read-only",
+    is_flag=True,
+    help="Serve an existing --db file without ever writing to it; writes get AccessDeniedException.",
+)
+@click.option(
     "--region",
     "regions",
     multiple=True,
@@ -122,6 +127,7 @@ def serve(
     lock_timeout: float,
     ttl_interval: float,
     no_ttl: bool,
+    read_only: bool = False,
 ) -> None:
     """Serve DynamoDB's API on HTTP, backed by the embedded engine.
 
@@ -136,6 +142,8 @@ def serve(
             credentials = load_credentials(auth)
         except AuthFileError as exc:
             raise click.BadParameter(str(exc), param_hint="--auth") from None
+    if read_only and db is None:
+        raise click.UsageError("--read-only needs --db FILE (an in-memory database starts empty)")
     if regions and credentials is None:
         raise click.BadParameter(
             "only means something with --auth (no signature is checked without it)", param_hint="--region"
@@ -144,10 +152,13 @@ def serve(
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    engine = _engine_class()(db, ttl_interval=None if no_ttl else ttl_interval, lock_timeout=lock_timeout)
+    engine = _engine_class()(
+        db, ttl_interval=None if no_ttl else ttl_interval, lock_timeout=lock_timeout, read_only=read_only
+    )
 
     def ready(url: str) -> None:
         store = f"file {db}" if db else "in memory (nothing is kept after exit)"
+        store += ", read-only" if read_only else ""
         click.echo(f"tablewright serve: DynamoDB API at {url}  (data: {store})")
         # Never print a secret from the auth file: name the key, leave a placeholder for its secret.
         key, secret = (

@@ -53,6 +53,8 @@ ExpiredIteratorException = _error("ExpiredIteratorException")
 DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
 # Retryable (SDKs back off and retry it): the database file's write lock stayed with another writer.
 ThrottlingException = _error("ThrottlingException")
+TableNotFoundException = _error("TableNotFoundException")  # the backup operations' "no such table"
+AccessDeniedException = _error("AccessDeniedException")  # a write to an engine opened read-only
 
 
 class ConditionalCheckFailedException(DynamoDBError):

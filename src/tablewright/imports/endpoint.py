@@ -50,25 +50,49 @@ def create_request(description: dict[str, Any]) -> dict[str, Any]:
     return create
 
 
+# Answers of an endpoint that does not implement an operation at all (DynamoDB-compatible engines
+# without backups): the setting is then reported as off. Any other error (access denied, throttling,
+# a table that vanished) is an error, never a silent "off".
+_NOT_IMPLEMENTED = frozenset({"UnknownOperationException", "NotImplementedException", "UnsupportedOperation"})
+
+
+class EndpointImportError(Exception):
+    """A call the import needs was refused by the endpoint; the message names the table and the call."""
+
+
+def _call(client: Any, operation: str, table: str | None, **request: Any) -> dict[str, Any]:
+    try:
+        return getattr(client, operation)(**request)
+    except ClientError as error:
+        where = f"table {table}: " if table else ""
+        raise EndpointImportError(f"{where}{error}") from error
+
+
 def _ttl(client: Any, table: str) -> str | None:
-    found = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    found = _call(client, "describe_time_to_live", table, TableName=table)["TimeToLiveDescription"]
     return found.get("AttributeName") if found.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None
 
 
 def _pitr(client: Any, table: str) -> bool:
     try:
         found = client.describe_continuous_backups(TableName=table)["ContinuousBackupsDescription"]
-    except ClientError:  # an engine without backups
-        return False
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in _NOT_IMPLEMENTED:
+            return False
+        raise EndpointImportError(f"table {table}: {error}") from error
     return found.get("PointInTimeRecoveryDescription", {}).get("PointInTimeRecoveryStatus") == "ENABLED"
 
 
 def import_tables(client: Any, tables: list[str] | None = None, name: str = "imported") -> Imported:
-    """The named tables (default: every table) of the endpoint behind ``client``."""
-    names = tables or client.list_tables()["TableNames"]
+    """The named tables (default: every table) of the endpoint behind ``client``.
+
+    Raises :class:`EndpointImportError` when the endpoint refuses a call (access denied, a missing
+    table); an endpoint that does not implement DescribeContinuousBackups reports PITR as off.
+    """
+    names = tables or _call(client, "list_tables", None)["TableNames"]
     imported = []
     for table in names:
-        description = client.describe_table(TableName=table)["Table"]
+        description = _call(client, "describe_table", table, TableName=table)["Table"]
         imported.append(
             ImportedTable(
                 create=create_request(description), ttl=_ttl(client, table), pitr=_pitr(client, table)
