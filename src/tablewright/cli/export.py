@@ -25,12 +25,15 @@ def export(design_path: str, fmt: str, out: str | None) -> None:
     """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load."""
     from tablewright.design import DesignError, load
     from tablewright.export import export as run_export
+    from tablewright.export import losses
 
     try:
         design = load(design_path)
     except DesignError as error:
         click.echo(str(error), err=True)
         sys.exit(2)
+    for warning in losses(design, fmt):
+        click.echo(f"tablewright export: warning: {warning}", err=True)
     if fmt == "create-table" and out:
         # One file per request, ready for `aws dynamodb create-table --cli-input-json file://...`.
         from tablewright.export.create_table import export as requests

@@ -1,5 +1,16 @@
-"""Import an AWS NoSQL Workbench data model: tables, GSIs, and facets as entity skeletons (a facet's key
-aliases become key templates when they are templates, like the ones ``export`` writes)."""
+"""Import an AWS NoSQL Workbench data model (format 3.0, the JSON Workbench exports).
+
+Everything the model says is kept: every attribute with its type (``NonKeyAttributes`` included),
+facets as entities (a facet's key aliases become key templates when they are templates, like the
+ones ``export`` writes), each facet only in the indexes its attributes populate, sample items
+(``TableData`` of the table and of each facet) as the design's sample data, and billing as the
+model states it. Where the model says nothing about billing, Workbench's current default is assumed
+(on-demand, since Workbench 3.13.5) and the assumption is written into the design. What the design
+cannot carry (auto scaling settings) is named in a warning.
+
+Workbench 3.0 models carry no access patterns (facets are views of the data, not queries), so the
+design's ``patterns:`` stay a skeleton.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +19,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..design.templates import KeyTemplate
 from ..export.wire import WIRE_TO_DESIGN
 from .writer import EntitySketch, Imported, ImportedTable
+
+# NoSQL Workbench 3.13.5 (February 2025): "Capacity mode for default table settings is now on-demand".
+DEFAULT_BILLING = "PAY_PER_REQUEST"
+DEFAULT_BILLING_NOTE = (
+    "the model states no capacity mode: NoSQL Workbench's default since 3.13.5 (February 2025), "
+    "on-demand, is assumed"
+)
 
 
 def _keys(attributes: dict[str, Any]) -> tuple[list[dict], list[dict]]:
@@ -27,11 +46,78 @@ def _template(alias: str | None, key_name: str | None) -> str | None:
     or a display name gives the default template (None)."""
     if not alias or alias == key_name:
         return None
+    if "{" in alias:
+        try:
+            KeyTemplate(alias)
+        except ValueError:  # braces that are not a template: a display name
+            return None
+        return alias
     # An upper-case alias without fields is a constant key (``ORG``); others are display names.
-    return alias if re.search(r"\{[A-Za-z0-9_]+", alias) or re.fullmatch(r"[A-Z0-9#_:.-]+", alias) else None
+    return alias if re.fullmatch(r"[A-Z0-9#_:.-]+", alias) else None
 
 
-def _table(entry: dict[str, Any]) -> ImportedTable:
+def _billing(entry: dict[str, Any], name: str, notes: list[str], warnings: list[str]) -> dict[str, Any]:
+    """The CreateTable billing fields for a model table, noting assumptions and what is dropped."""
+    settings = entry.get("ProvisionedCapacitySettings") or {}
+    mode = entry.get("BillingMode")
+    if mode is None:
+        notes.append(DEFAULT_BILLING_NOTE)
+        mode = DEFAULT_BILLING
+    billing: dict[str, Any] = {"BillingMode": mode}
+    if mode == "PROVISIONED":
+        throughput = settings.get("ProvisionedThroughput")
+        if not throughput:
+            throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+            notes.append("the model says PROVISIONED without units: Workbench's 5 RCU / 5 WCU are assumed")
+        billing["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": int(throughput["ReadCapacityUnits"]),
+            "WriteCapacityUnits": int(throughput["WriteCapacityUnits"]),
+        }
+        for scaling in ("AutoScalingRead", "AutoScalingWrite"):
+            if settings.get(scaling):
+                warnings.append(
+                    f"table {name}: {scaling} is not carried (a design has no auto scaling); "
+                    "the design keeps the provisioned units"
+                )
+    return billing
+
+
+def _facet_of(item: dict[str, Any], facets: list[EntitySketch]) -> EntitySketch | None:
+    """The first facet whose key templates parse the item's keys and whose attributes hold its own."""
+    for facet in facets:
+        if set(item) <= set(facet.attributes) and _keys_fit(item, facet):
+            return facet
+    return None
+
+
+def _keys_fit(item: dict[str, Any], facet: EntitySketch) -> bool:
+    for source, name in ((facet.pk, facet.pk_name), (facet.sk, facet.sk_name)):
+        if source and name in item:
+            try:
+                KeyTemplate(source).parse(_plain(item[name]))
+            except ValueError:
+                return False
+    return True
+
+
+def _plain(value: dict[str, Any]) -> Any:
+    ((_, payload),) = value.items()
+    return payload
+
+
+def _values(item: dict[str, Any], facet: EntitySketch) -> dict[str, Any]:
+    """An item's values for its entity: template fields parsed back out of composed keys."""
+    values = dict(item)
+    for source, name in ((facet.pk, facet.pk_name), (facet.sk, facet.sk_name)):
+        if source and name in item:
+            parsed = KeyTemplate(source).parse(_plain(item[name]))
+            types = {f: facet.attributes.get(f, "string") for f in parsed}
+            values.update({f: {"N" if types[f] == "number" else "S": str(v)} for f, v in parsed.items()})
+    return values
+
+
+def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list[str]) -> ImportedTable:
+    name = entry["TableName"]
     definitions, schema = _keys(entry["KeyAttributes"])
     defined = {d["AttributeName"] for d in definitions}
     gsis = []
@@ -46,50 +132,110 @@ def _table(entry: dict[str, Any]) -> ImportedTable:
                 "Projection": index.get("Projection", {"ProjectionType": "ALL"}),
             }
         )
+    notes: list[str] = []
     create: dict[str, Any] = {
-        "TableName": entry["TableName"],
+        "TableName": name,
         "AttributeDefinitions": definitions,
         "KeySchema": schema,
-        "BillingMode": entry.get("BillingMode", "PROVISIONED"),
+        **_billing(entry, name, notes, warnings),
     }
-    throughput = (entry.get("ProvisionedCapacitySettings") or {}).get("ProvisionedThroughput")
     if create["BillingMode"] == "PROVISIONED":
-        create["ProvisionedThroughput"] = throughput or {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
-        for gsi in gsis:
+        for gsi in gsis:  # a Workbench GSI has no units of its own: it is created with the table's
             gsi["ProvisionedThroughput"] = dict(create["ProvisionedThroughput"])
+        if gsis:
+            notes.append("the model gives indexes no capacity of their own: each GSI gets the table's")
     if gsis:
         create["GlobalSecondaryIndexes"] = gsis
     types = {
         a["AttributeName"]: WIRE_TO_DESIGN.get(a["AttributeType"], "string")
-        for a in entry.get("NonKeyAttributes", [])
+        for a in entry.get("NonKeyAttributes", []) or []
     }
-    types.update(
-        {d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions}
-    )  # key types win
+    types.update({d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions})  # keys win
     pk_name = entry["KeyAttributes"]["PartitionKey"]["AttributeName"]
     sk_name = (entry["KeyAttributes"].get("SortKey") or {}).get("AttributeName")
-    entities = []
+    table_keys = [n for n in (pk_name, sk_name) if n]
+    items = list(entry.get("TableData", []) or [])
+    facets: list[tuple[EntitySketch, list[dict]]] = []
     for facet in entry.get("TableFacets", []) or []:
         alias = facet.get("KeyAttributeAlias", {})
-        attributes = {name: types.get(name, "string") for name in facet.get("NonKeyAttributes", [])}
-        entities.append(
-            EntitySketch(
-                facet["FacetName"],
-                attributes,
-                _template(alias.get("PartitionKeyAlias"), pk_name),
-                _template(alias.get("SortKeyAlias"), sk_name),
-            )
+        names = [*table_keys, *facet.get("NonKeyAttributes", [])]
+        facet_items = list(facet.get("TableData", []) or [])
+        for item in facet_items:  # attributes only the facet's sample items show
+            names += [n for n in item if n not in names]
+        sketch = EntitySketch(
+            facet["FacetName"],
+            {n: types.get(n, "string") for n in names},
+            _template(alias.get("PartitionKeyAlias"), pk_name),
+            _template(alias.get("SortKeyAlias"), sk_name),
+            pk_name=pk_name,
+            sk_name=sk_name,
         )
-    return ImportedTable(create=create, entities=entities)
+        facets.append((sketch, facet_items))
+    if not facets:  # no facets: one entity holding every attribute of the table
+        sketch = EntitySketch(
+            _entity_name(name), {n: types[n] for n in [*table_keys, *types] if n in types}, None, None
+        )
+        sketch.pk_name, sketch.sk_name = pk_name, sk_name
+        facets.append((sketch, []))
+    sketches = [s for s, _ in facets]
+    _keep_unplaced_attributes(sketches, types, {d["AttributeName"] for d in definitions})
+    for sketch, facet_items in facets:
+        samples.setdefault(sketch.name, []).extend(_values(i, sketch) for i in facet_items)
+    unplaced = 0
+    for item in items:
+        owner = _facet_of(item, sketches)
+        if owner is None:
+            unplaced += 1
+            continue
+        samples.setdefault(owner.name, []).append(_values(item, owner))
+    if unplaced:
+        warnings.append(
+            f"table {name}: {unplaced} sample item(s) fit no facet (keys or attributes differ) and are not kept"
+        )
+    return ImportedTable(create=create, entities=sketches, notes=notes)
+
+
+def _keep_unplaced_attributes(sketches: list[EntitySketch], types: dict[str, str], keys: set[str]) -> None:
+    """A non-key attribute no facet lists still belongs to the table's items: every facet may hold
+    it (optional). Index key attributes are not spread so: they would put facets in indexes."""
+    placed = {n for s in sketches for n in s.attributes}
+    for name, kind in types.items():
+        if name not in placed and name not in keys:
+            for sketch in sketches:
+                sketch.attributes[name] = kind
+
+
+def _entity_name(table: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
 
 
 def import_file(path: Path, **_: Any) -> Imported:
     """Every table of a Workbench model file."""
-    model = json.loads(path.read_text(encoding="utf-8"))
-    if "DataModel" not in model:
-        raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel)")
+    try:
+        model = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+    if not isinstance(model, dict) or not isinstance(model.get("DataModel"), list):
+        raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
+    samples: dict[str, list[dict]] = {}
+    warnings: list[str] = []
+    tables = []
+    for position, entry in enumerate(model["DataModel"]):
+        try:
+            tables.append(_table(entry, samples, warnings))
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(
+                f"{path}: DataModel[{position}] ({entry.get('TableName', '?') if isinstance(entry, dict) else '?'})"
+                f" is missing or has a malformed {error}"
+            ) from None
     return Imported(
-        name=model.get("ModelName", path.stem),
-        tables=[_table(t) for t in model["DataModel"]],
+        name=model.get("ModelName") or path.stem,
+        tables=tables,
         source=f"the NoSQL Workbench model {path.name}",
+        description=(model.get("ModelMetadata") or {}).get("Description") or "",
+        samples={k: v for k, v in samples.items() if v},
+        warnings=warnings,
     )
+
+
+__all__ = ["DEFAULT_BILLING", "import_file"]
