@@ -169,7 +169,7 @@ def _skeleton(logical: str, table: ImportedTable) -> dict[str, dict[str, Any]]:
 
 
 def _dump(data: Any, indent: int) -> str:
-    text = yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=False)
+    text = yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=False, allow_unicode=True)
     return "".join(" " * indent + line + "\n" for line in text.splitlines())
 
 
@@ -246,7 +246,7 @@ yet: add parameter sets for the access patterns you write.
 
 import json
 
-from boto3.dynamodb.types import TypeDeserializer
+from tablewright.export.wire import from_wire
 
 SAMPLES = json.loads(
     r"""
@@ -257,9 +257,8 @@ SAMPLES = json.loads(
 
 def generate(seed=0, scale=1.0):
     """Entity -> list of values, as the source's sample data holds them."""
-    read = TypeDeserializer().deserialize
     return {{
-        entity: [{{name: read(value) for name, value in item.items()}} for item in items]
+        entity: [{{name: from_wire(value) for name, value in item.items()}} for item in items]
         for entity, items in SAMPLES.items()
     }}
 
