@@ -170,3 +170,56 @@ def test_a_model_that_is_not_json_or_not_a_model_is_a_located_error(tmp_path: Pa
     other.write_text('{"DataModel": [{"TableName": "t"}]}')
     run = CliRunner().invoke(main, ["import", str(other), "--from", "nosql-workbench"])
     assert run.exit_code == 2 and "DataModel[0] (t)" in run.output and "KeyAttributes" in run.output
+
+
+def test_live_table_import_keeps_non_key_attributes_and_sample_items(tmp_path: Path) -> None:
+    import tablewright
+
+    client = tablewright.connect(tmp_path / "live.db")
+    client.create_table(
+        TableName="Readings-Live",
+        AttributeDefinitions=[
+            {"AttributeName": "StationId", "AttributeType": "S"},
+            {"AttributeName": "State#Date", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "StationId", "KeyType": "HASH"},
+            {"AttributeName": "State#Date", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    items = [
+        {
+            "StationId": {"S": "S1"},
+            "State#Date": {"S": "WA#1"},
+            "temp c": {"N": "9.5"},
+            "raw": {"B": b"\x00\x01"},
+        },
+        {
+            "StationId": {"S": "S1"},
+            "State#Date": {"S": "WA#2"},
+            "flags": {"SS": ["late"]},
+            "ok": {"BOOL": True},
+        },
+    ]
+    for item in items:
+        client.put_item(TableName="Readings-Live", Item=item)
+    from tablewright.imports.endpoint import import_tables
+
+    done = result(import_tables(client, name="live"))
+    path = tmp_path / "live.yaml"
+    path.write_text(done.design)
+    path.with_name("live.generate.py").write_text(done.generator or "")
+    design = load(path)
+    types = {n: a.type for n, a in design.entities["ReadingsLive"].attributes.items()}
+    assert types == {
+        "StationId": "string",
+        "State#Date": "string",
+        "temp c": "number",
+        "raw": "binary",
+        "flags": "string_set",
+        "ok": "boolean",
+    }
+    assert design.volumes.entities["ReadingsLive"].item_size > 0
+    run = CliRunner().invoke(main, ["check", str(path)])
+    assert run.exit_code == 0, run.output

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..design.templates import KeyTemplate
 from ..export.wire import WIRE_TO_DESIGN
-from .writer import EntitySketch, Imported, ImportedTable
+from .writer import EntitySketch, Imported, ImportedTable, entity_name
 
 # NoSQL Workbench 3.13.5 (February 2025): "Capacity mode for default table settings is now on-demand".
 DEFAULT_BILLING = "PAY_PER_REQUEST"
@@ -173,7 +173,7 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
         facets.append((sketch, facet_items))
     if not facets:  # no facets: one entity holding every attribute of the table
         sketch = EntitySketch(
-            _entity_name(name), {n: types[n] for n in [*table_keys, *types] if n in types}, None, None
+            entity_name(name), {n: types[n] for n in [*table_keys, *types] if n in types}, None, None
         )
         sketch.pk_name, sketch.sk_name = pk_name, sk_name
         facets.append((sketch, []))
@@ -203,10 +203,6 @@ def _keep_unplaced_attributes(sketches: list[EntitySketch], types: dict[str, str
         if name not in placed and name not in keys:
             for sketch in sketches:
                 sketch.attributes[name] = kind
-
-
-def _entity_name(table: str) -> str:
-    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
 
 
 def import_file(path: Path, **_: Any) -> Imported:

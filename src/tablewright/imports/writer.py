@@ -133,7 +133,8 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
     return out
 
 
-def _entity_name(table: str) -> str:
+def entity_name(table: str) -> str:
+    """An entity name (PascalCase) for a physical table name."""
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
 
 
@@ -147,7 +148,7 @@ def _skeleton(logical: str, table: ImportedTable) -> dict[str, dict[str, Any]]:
     key_names = (
         {k["AttributeName"] for k in table.create["KeySchema"]} if table.entities else set(definitions)
     )
-    sketches = table.entities or [EntitySketch(_entity_name(table.create["TableName"]))]
+    sketches = table.entities or [EntitySketch(entity_name(table.create["TableName"]))]
     entities = {}
     for sketch in sketches:
         attributes = {n: KEY_TO_DESIGN.get(t, "string") for n, t in definitions.items() if n in key_names}
