@@ -12,7 +12,7 @@ from tablewright.design import DesignError
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
@@ -33,14 +33,22 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
 
     prices = load_prices(prices_path)
     reports = []
-    for path in paths:
+    from tablewright.design.files import design_files
+
+    try:
+        files = design_files(paths)
+    except FileNotFoundError as exc:
+        click.echo(f"tablewright cost: error: {exc}", err=True)
+        sys.exit(2)
+    for path in files:
         try:
             # tablewright.lint's loader tolerates a `lint:` section until the design schema knows it.
             from tablewright.lint.runner import load_design
 
             design = load_design(path)
-        except (DesignError, yaml.YAMLError) as exc:
-            raise click.ClickException(str(exc)) from None
+        except (DesignError, yaml.YAMLError) as exc:  # a design that does not load: unusable input
+            click.echo(f"tablewright cost: error: {path}: {exc}", err=True)
+            sys.exit(2)
         measured = None
         if measure:
             from tablewright.cost.measure import measure_design  # needs the engine: only for --measure

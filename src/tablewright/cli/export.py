@@ -13,7 +13,7 @@ from tablewright.export import FORMATS
 
 
 @click.command()
-@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True, dir_okay=False))
+@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True))
 @click.option("--to", "fmt", required=True, type=click.Choice(list(FORMATS)), help="Output format.")
 @click.option(
     "--out",
@@ -24,9 +24,17 @@ from tablewright.export import FORMATS
 def export(design_path: str, fmt: str, out: str | None) -> None:
     """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load."""
     from tablewright.design import DesignError, load
+    from tablewright.design.files import design_files
     from tablewright.export import export as run_export
     from tablewright.export import losses
 
+    try:
+        (design_path,) = design_files([design_path]) if Path(design_path).is_dir() else (design_path,)
+    except (FileNotFoundError, ValueError):
+        click.echo(
+            f"tablewright export: error: {design_path}: give one design file or example folder", err=True
+        )
+        sys.exit(2)
     try:
         design = load(design_path)
     except DesignError as error:

@@ -93,9 +93,13 @@ def _load_failure(rule_id: str, source: Source, error: DesignError, config: Lint
     for problem in error.problems:
         match = _CONVENTION.match(problem.message)
         rule_ = RULES[CONVENTION_IDS.get(match.group(1), rule_id) if match else rule_id]
-        if rule_.id in config.disable:
+        # A problem that stops the load cannot be disabled or re-graded: nothing else can read the
+        # design, so lint must not exit 0 or 1 on it. Warnings the loader keeps follow the config.
+        if problem.severity != "error" and rule_.id in config.disable:
             continue
-        severity = config.severity.get(rule_.id) or problem.severity
+        severity = (
+            "error" if problem.severity == "error" else config.severity.get(rule_.id) or problem.severity
+        )
         findings.append(
             Finding(
                 rule_.id,
