@@ -11,6 +11,7 @@ from tablewright.lint import RULES, lint_text
 
 from .designs import design
 from .test_model_rules import MODEL_ONLY
+from .test_review_rules import REVIEW_CASES
 
 STATUS_INDEX = {
     "tables": {
@@ -424,6 +425,7 @@ def test_rule_triggers_and_stays_quiet(rule: str, trigger: dict[str, Any], quiet
 def test_every_rule_has_a_case() -> None:
     covered = {case[0] for case in CASES}
     covered |= MODEL_ONLY  # rules the loader also enforces: tested on designs built in Python
+    covered |= {case[0] for case in REVIEW_CASES}  # tests/lint/test_review_rules.py
     # TW702-TW706 are the design loader's own convention checks, run as lint rules (tests/design).
     untested = {r for r in RULES if r not in covered and not "TW702" <= r <= "TW706"}
     assert untested == set()

@@ -3,7 +3,7 @@ the keys cannot serve."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from tablewright.cost import analysis
 from tablewright.cost.sizes import entity_size, index_entry_size
@@ -47,6 +47,30 @@ def _equalities(pattern: AccessPattern) -> list[str]:
     if pattern.means.where is not None:
         walk(pattern.means.where.tree)
     return found
+
+
+def key_bound(pattern: AccessPattern) -> set[str]:
+    """Attributes the key condition fixes to one value: every partition key field, and the sort key
+    fields an ``eq``/``begins_with`` bound (or both ``between`` bounds alike) names."""
+    served, entry = pattern.served, pattern.served.entity_key
+    if entry is None or served.op not in ("get", "query"):
+        return set()
+    bound = set(entry.pk.fields)
+    sort = served.sort
+    if served.op == "get" and entry.sk is not None:
+        bound |= set(entry.sk.fields)
+    elif sort is not None and sort.op in ("eq", "begins_with"):
+        bound |= {f for b in sort.bounds if isinstance(b, Mapping) for f in b}
+    elif sort is not None and sort.op == "between" and len(sort.bounds) == 2:
+        low, high = (b if isinstance(b, Mapping) else {} for b in sort.bounds)
+        bound |= {f for f in low if f in high and low[f] == high[f]}
+    return {f.lstrip(":") for f in bound}
+
+
+def _filter_in_key(pattern: AccessPattern) -> bool:
+    """True when the key condition already fixes every attribute the filter reads (the fix is in place)."""
+    served = pattern.served
+    return served.filter is not None and served.filter.attributes <= key_bound(pattern)
 
 
 @rule(
@@ -95,7 +119,7 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
 def filter_discards(ctx: Context) -> Iterator[Hit]:
     for pattern in ctx.design.patterns.values():
         served = pattern.served
-        if served.filter is None:
+        if served.filter is None or _filter_in_key(pattern):
             continue
         kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
         if kept is None or kept >= 1 - DISCARD_SHARE:
@@ -123,11 +147,13 @@ def filter_discards(ctx: Context) -> Iterator[Hit]:
 def limit_with_filter(ctx: Context) -> Iterator[Hit]:
     for pattern in ctx.design.patterns.values():
         served = pattern.served
-        if served.filter is None or not served.page_size:
+        if served.filter is None or not served.page_size or _filter_in_key(pattern):
             continue
         kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
         wanted = pattern.means.limit or 1
         expected = served.page_size * kept if kept is not None else None
+        if expected is not None and expected >= wanted:
+            continue  # the fix (a page that holds the matches asked for; the runtime pages on) is in place
         short = expected is not None and expected < wanted
         detail = (
             f"a page of {served.page_size} holds ~{expected:.2g} matches for a limit of {wanted}"

@@ -9,6 +9,7 @@ from tablewright.design.model import AccessPattern, Attribute, Entity
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
+from .projection import unprojected
 
 EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
 # Sort conditions that bound a read from below: expired (old) items are reachable only if asked for.
@@ -129,9 +130,18 @@ def reads_expired(ctx: Context) -> Iterator[Hit]:
         if served_filter is not None and table.ttl in served_filter.attributes:
             continue
         narrow = next((r for r in (check(pattern, entity) for check in NARROW_READS) if r), None)
+        # A filter on an attribute the GSI does not project keeps nothing (TW207): never suggest it.
+        hidden = bool(unprojected(design, pattern, {table.ttl}))
+        fix = (
+            f"Index {pattern.served.index} does not project {table.ttl}, so a filter on it would return nothing: "
+            f"project it (projection: {{include: [{table.ttl}]}}) and then filter, or accept and document the lag."
+            if hidden
+            else None
+        )
         yield Hit(
             pattern_path(pattern.name, "served"),
             f"pattern {pattern.name} reads table {table.name} (TTL on {table.ttl}) without a filter on {table.ttl}: "
             f"expired, not yet deleted items are returned {narrow or 'whenever they exist'}",
+            fix=fix,
             severity="info" if narrow else None,
         )

@@ -1,0 +1,105 @@
+"""Lint on indexes and keys as designs nobody here wrote use them: each behaviour with a design that
+triggers it and a near-identical one that stays quiet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tablewright.lint import lint_text
+
+from .designs import design, merge
+
+
+def _with(*changes: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for change in changes:
+        result = merge(result, change)
+    return result
+
+
+def _status_index(projection: object) -> dict[str, Any]:
+    """GSI2 keyed on the customer and creation time, read by a pattern that filters on status."""
+    return {
+        "tables": {
+            "orders": {
+                "ttl": "expires_at",
+                "indexes": {
+                    "GSI2": {
+                        "kind": "global",
+                        "partition_key": {"name": "GSI2PK", "type": "S"},
+                        "sort_key": {"name": "GSI2SK", "type": "S"},
+                        "projection": projection,
+                    }
+                },
+            }
+        },
+        "entities": {
+            "Order": {
+                "attributes": {"expires_at": {"type": "number", "format": "epoch_s"}},
+                "keys": {"GSI2": {"pk": "C#{customer_id}", "sk": "{created_at}"}},
+            }
+        },
+        "patterns": {
+            "open_orders": {
+                "params": {"customer_id": "string"},
+                "returns": "Order",
+                "means": {"where": "customer_id = :customer_id AND status = 'new'", "limit": 10},
+                "served": {"op": "query", "index": "GSI2", "filter": "status = 'new'", "forward": False},
+            }
+        },
+    }
+
+
+KEYS_ONLY = _status_index("KEYS_ONLY")
+INCLUDES_STATUS = _status_index({"include": ["status"]})
+TYPED_SORT = {
+    "entities": {"Order": {"keys": {"GSI2": {"sk": "{status}#{created_at}"}}}},
+    "patterns": {"open_orders": {"served": {"sort": {"begins_with": {"status": "new"}}}}},
+}
+
+REVIEW_CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    # A filter on an attribute a KEYS_ONLY GSI does not carry keeps nothing; projecting it is the fix.
+    ("TW207", KEYS_ONLY, INCLUDES_STATUS),
+]
+
+
+def _found(change: dict[str, Any]) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    for finding in lint_text(design(change), "case.yaml"):
+        found.setdefault(finding.rule, []).append(finding)
+    return found
+
+
+@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
+def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
+    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
+    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
+
+
+def test_filter_not_projected_is_an_error() -> None:
+    (finding,) = _found(KEYS_ONLY)["TW207"]
+    assert finding.severity == "error" and "returns nothing" in finding.message
+
+
+def test_ttl_filter_is_not_suggested_on_an_index_that_does_not_project_it() -> None:
+    hidden = [f for f in _found(KEYS_ONLY)["TW502"] if "open_orders" in f.message]
+    assert hidden and "does not project expires_at" in hidden[0].fix
+    visible = [f for f in _found(_status_index("ALL"))["TW502"] if "open_orders" in f.message]
+    assert visible and "Add served.filter" in visible[0].fix
+
+
+def test_filter_on_an_attribute_the_key_condition_fixes_is_not_reported() -> None:
+    plain = _with(_status_index("ALL"), {"patterns": {"open_orders": {"served": {"page_size": 5}}}})
+    assert {"TW302", "TW303"} <= set(_found(plain))
+    in_key = merge(plain, TYPED_SORT)
+    assert not {"TW302", "TW303"} & set(_found(in_key))
+
+
+def test_limit_with_filter_is_quiet_once_a_page_holds_the_matches_asked_for() -> None:
+    base = _status_index("ALL")
+    short = _with(base, {"patterns": {"open_orders": {"served": {"page_size": 20}}}})  # ~5 of 10
+    enough = _with(base, {"patterns": {"open_orders": {"served": {"page_size": 80}}}})  # ~20 of 10
+    assert "TW303" in _found(short)
+    assert "TW303" not in _found(enough)
