@@ -72,12 +72,6 @@ def _found(change: dict[str, Any]) -> dict[str, list[Any]]:
     return found
 
 
-@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
-def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
-    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
-    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
-
-
 def test_filter_not_projected_is_an_error() -> None:
     (finding,) = _found(KEYS_ONLY)["TW207"]
     assert finding.severity == "error" and "returns nothing" in finding.message
@@ -103,3 +97,38 @@ def test_limit_with_filter_is_quiet_once_a_page_holds_the_matches_asked_for() ->
     enough = _with(base, {"patterns": {"open_orders": {"served": {"page_size": 80}}}})  # ~20 of 10
     assert "TW303" in _found(short)
     assert "TW303" not in _found(enough)
+
+
+ORDERED_BY_DATE = {"patterns": {"open_orders": {"means": {"order": "created_at desc"}}}}
+COMPUTED_SORT = {
+    "entities": {
+        "Order": {
+            "attributes": {"status_date": {"type": "string", "computed": {"template": "{status}#{created_at}"}}},
+            "keys": {"GSI2": {"sk": "{status_date}"}},
+        }
+    },
+    "patterns": {"open_orders": {"served": {"sort": {"begins_with": {"status": "new"}}}}},
+}
+REVIEW_CASES += [
+    # sk STATUS#date: ordered by date only where the key condition fixes the status.
+    (
+        "TW306",
+        _with(_status_index("ALL"), ORDERED_BY_DATE, {"entities": {"Order": {"keys": {"GSI2": {"sk": "{status}#{created_at}"}}}}}),
+        _with(_status_index("ALL"), ORDERED_BY_DATE, TYPED_SORT),
+    ),
+]
+
+
+def test_a_bound_prefix_built_through_a_computed_attribute_orders_by_the_rest() -> None:
+    found = _found(_with(_status_index("ALL"), ORDERED_BY_DATE, COMPUTED_SORT))
+    assert "TW306" not in found, [f.message for f in found.get("TW306", [])]
+    unbound = _with(_status_index("ALL"), ORDERED_BY_DATE, COMPUTED_SORT)
+    unbound["patterns"]["open_orders"]["served"].pop("sort")
+    assert "orders by status first" in _found(unbound)["TW306"][0].message
+
+
+# Last, so every case above (they are added beside the behaviour they show) is collected.
+@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
+def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
+    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
+    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"

@@ -243,6 +243,20 @@ def _bindable(pattern: AccessPattern, field: str) -> bool:
     return field in pattern.params
 
 
+def sort_fields(entity: object, template: object) -> list[str]:
+    """A sort key template's fields in order, a computed attribute's own template fields in its place
+    (``{type_ts}`` computed as ``{type}#{ts}`` orders by type, then ts)."""
+    fields: list[str] = []
+    for name in getattr(template, "fields", ()):
+        attr = getattr(entity, "attributes", {}).get(name)
+        computed = attr.computed if attr is not None else None
+        if computed is not None and computed.template is not None and name not in computed.template.fields:
+            fields += computed.template.fields
+        else:
+            fields.append(name)
+    return fields
+
+
 @rule(
     "TW306",
     "order-not-served",
@@ -258,16 +272,26 @@ def order_not_served(ctx: Context) -> Iterator[Hit]:
         order, served, entry = pattern.means.order, pattern.served, pattern.served.entity_key
         if order is None or served.op not in ("query", "scan") or entry is None:
             continue
-        fields = entry.sk.fields if entry.sk is not None else ()
-        if served.op == "scan" or order.attribute not in fields:
+        entity = ctx.design.entities.get(served.via or pattern.returns[0])
+        fields = sort_fields(entity, entry.sk) if entry.sk is not None else []
+        # Leading fields the key condition fixes to one value do not order anything: the rest does.
+        bound = key_bound(pattern)
+        while fields and fields[0] in bound and fields[0] != order.attribute:
+            fields.pop(0)
+        if served.op == "scan" or not fields or fields[0] != order.attribute:
             where = (
                 "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
             )
+            ahead = (
+                f" (it orders by {fields[0]} first, which the key condition does not fix)"
+                if order.attribute in fields
+                else ""
+            )
             yield Hit(
                 pattern_path(pattern.name, "means", "order"),
-                f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it",
+                f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it{ahead}",
             )
-        elif served.forward == order.descending and fields and fields[0] == order.attribute:
+        elif served.forward == order.descending:
             yield Hit(
                 pattern_path(pattern.name, "served"),
                 f"pattern {pattern.name} promises {order.attribute} {'desc' if order.descending else 'asc'} but "
