@@ -103,7 +103,9 @@ ORDERED_BY_DATE = {"patterns": {"open_orders": {"means": {"order": "created_at d
 COMPUTED_SORT = {
     "entities": {
         "Order": {
-            "attributes": {"status_date": {"type": "string", "computed": {"template": "{status}#{created_at}"}}},
+            "attributes": {
+                "status_date": {"type": "string", "computed": {"template": "{status}#{created_at}"}}
+            },
             "keys": {"GSI2": {"sk": "{status_date}"}},
         }
     },
@@ -113,7 +115,11 @@ REVIEW_CASES += [
     # sk STATUS#date: ordered by date only where the key condition fixes the status.
     (
         "TW306",
-        _with(_status_index("ALL"), ORDERED_BY_DATE, {"entities": {"Order": {"keys": {"GSI2": {"sk": "{status}#{created_at}"}}}}}),
+        _with(
+            _status_index("ALL"),
+            ORDERED_BY_DATE,
+            {"entities": {"Order": {"keys": {"GSI2": {"sk": "{status}#{created_at}"}}}}},
+        ),
         _with(_status_index("ALL"), ORDERED_BY_DATE, TYPED_SORT),
     ),
 ]
@@ -132,3 +138,23 @@ def test_a_bound_prefix_built_through_a_computed_attribute_orders_by_the_rest() 
 def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
     assert rule in _found(trigger), f"{rule} did not fire on its trigger"
     assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
+
+
+def test_a_lookup_on_a_unique_index_key_is_graded_like_a_get() -> None:
+    from tablewright.cost import analysis
+    from tablewright.design import loads
+
+    ttl = {
+        "tables": {"orders": {"ttl": "expires_at"}},
+        "entities": {"Order": {"attributes": {"expires_at": "number"}}},
+    }
+    unique = _with(ttl, {"entities": {"Order": {"unique": [["order_id"]]}}})
+
+    def by_id(change: dict) -> list[str]:
+        return [f.severity for f in _found(change).get("TW502", []) if "order_by_id" in f.message]
+
+    assert by_id(ttl) == ["warning"]  # a GSI query: any number of items, expired ones among them
+    assert by_id(unique) == ["info"]  # at most one item: like GetItem
+    loaded = loads(design(unique), "case.yaml")
+    rows = analysis.rows_read(loaded, loaded.patterns["order_by_id"])
+    assert (rows.items, rows.assumed) == (1, False)

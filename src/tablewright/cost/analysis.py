@@ -296,12 +296,31 @@ class RowsRead:
     upper_bound: bool = False  # the pattern can read this many; a narrower range reads fewer
 
 
+def unique_lookup(entity: Entity | None, pattern: AccessPattern) -> tuple[str, ...] | None:
+    """The unique constraint that makes a query on an index a one-item lookup, or None.
+
+    A query whose partition key (or whole key, with an ``eq`` sort condition) composes from the
+    fields of one of the entity's ``unique`` constraints can match at most one item: the runtime's
+    markers guarantee it, so it reads like a GetItem (WOMS ``account_by_email``).
+    """
+    served, entry = pattern.served, pattern.served.entity_key
+    if served.op != "query" or entry is None or entity is None or not entity.unique:
+        return None
+    fixed = set(entry.pk.fields)
+    if entry.sk is not None and served.sort is not None and served.sort.op == "eq":
+        fixed |= set(entry.sk.fields)
+    return next((tuple(u) for u in entity.unique if set(u) <= fixed), None)
+
+
 def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
     """Items one call of a pattern reads, from its op, limit, filter selectivity and the volumes."""
     served = pattern.served
     table = pattern_table(design, pattern)
     if served.op == "get":
         return RowsRead(1, False, "GetItem reads one item")
+    unique = unique_lookup(design.entities.get(served.via or (pattern.returns or ("",))[0]), pattern)
+    if unique is not None:
+        return RowsRead(1, False, f"one item: the key is unique ({', '.join(unique)})")
     if served.op == "transact_get":
         return RowsRead(max(1, len(served.items)), False, "one read per transaction item")
     if served.op == "batch_get":

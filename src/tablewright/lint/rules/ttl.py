@@ -66,8 +66,10 @@ def _lower_bounded(pattern: AccessPattern, entity: Entity) -> str | None:
 def _one_item(pattern: AccessPattern, entity: Entity) -> str | None:
     # The only item at its key: a newer write would replace it (and its expiry time).
     served, entry = pattern.served, pattern.served.entity_key
-    single = served.op == "get" or (
-        served.op == "query" and served.index is None and entry is not None and entry.sk is None
+    single = (
+        served.op == "get"
+        or (served.op == "query" and served.index is None and entry is not None and entry.sk is None)
+        or analysis.unique_lookup(entity, pattern) is not None
     )
     return "only as the one item at its key, when nothing newer replaced it" if single else None
 
