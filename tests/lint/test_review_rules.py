@@ -158,3 +158,23 @@ def test_a_lookup_on_a_unique_index_key_is_graded_like_a_get() -> None:
     loaded = loads(design(unique), "case.yaml")
     rows = analysis.rows_read(loaded, loaded.patterns["order_by_id"])
     assert (rows.items, rows.assumed) == (1, False)
+
+
+def test_cost_findings_state_their_monthly_dollars_at_the_declared_volumes() -> None:
+    def tw302(rate: str | None) -> str:
+        change = {"patterns": {"orders_of_customer": {"served": {"filter": "status = 'new'"}}}}
+        if rate is None:
+            change["volumes"] = None
+        else:
+            change["volumes"] = {"patterns": {"orders_of_customer": {"reads": rate}}}
+        (finding,) = _found(change)["TW302"]
+        return finding.message
+
+    # 20 orders x 1/4 kept: 80 items read per call, 3/4 of it discarded.
+    rare, busy = tw302("1/day"), tw302("1000/s")
+    assert "$" in rare and "$" in busy and rare != busy
+    assert "/month at the declared volumes" in busy
+    assert "no volumes declared" in tw302(None)
+    unused = _with(_status_index("ALL"), {"patterns": {"open_orders": None}})
+    (finding,) = _found(unused)["TW203"]
+    assert "costs $" in finding.message

@@ -102,7 +102,8 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
         selects = f", selecting about {share:.0%} of it" if share is not None else ""
         yield Hit(
             pattern_path(pattern.name, "served"),
-            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}",
+            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}; "
+            f"its reads cost {ctx.pattern_impact(pattern.name)}",
         )
 
 
@@ -128,7 +129,8 @@ def filter_discards(ctx: Context) -> Iterator[Hit]:
             pattern_path(pattern.name, "served", "filter"),
             f"pattern {pattern.name}: filter {served.filter.text!r} keeps about {kept:.0%} of what it reads "
             "(values assumed equally common): "
-            + (f"~{1 / kept:.0f}x the reads per result" if kept else "every read is wasted"),
+            + (f"~{1 / kept:.0f}x the reads per result" if kept else "every read is wasted")
+            + f"; the discarded reads cost {ctx.pattern_impact(pattern.name, 1 - kept)}",
         )
 
 
@@ -196,7 +198,8 @@ def large_result(ctx: Context) -> Iterator[Hit]:
             yield Hit(
                 pattern_path(pattern.name),
                 f"pattern {pattern.name} can read {rows.items:,.0f} items (~{total / PAGE_BYTES:,.1f} MB) per call and "
-                "has no limit: DynamoDB returns 1 MB per call",
+                f"has no limit: DynamoDB returns 1 MB per call; its reads cost "
+                f"{ctx.pattern_impact(pattern.name)}",
             )
 
 
