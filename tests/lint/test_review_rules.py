@@ -133,13 +133,6 @@ def test_a_bound_prefix_built_through_a_computed_attribute_orders_by_the_rest() 
     assert "orders by status first" in _found(unbound)["TW306"][0].message
 
 
-# Last, so every case above (they are added beside the behaviour they show) is collected.
-@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
-def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
-    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
-    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
-
-
 def test_a_lookup_on_a_unique_index_key_is_graded_like_a_get() -> None:
     from tablewright.cost import analysis
     from tablewright.design import loads
@@ -178,3 +171,78 @@ def test_cost_findings_state_their_monthly_dollars_at_the_declared_volumes() -> 
     unused = _with(_status_index("ALL"), {"patterns": {"open_orders": None}})
     (finding,) = _found(unused)["TW203"]
     assert "costs $" in finding.message
+
+
+def _device(charset: str) -> dict[str, Any]:
+    return {
+        "entities": {
+            "Order": {
+                "attributes": {
+                    "mac": {"type": "string", "format": "mac"},
+                    "device_key": {
+                        "type": "string",
+                        "charset": charset,
+                        "computed": {"template": "DEV#{mac}"},
+                    },
+                }
+            }
+        }
+    }
+
+
+def _day_bucket(buckets: bool) -> dict[str, Any]:
+    served: dict[str, Any] = {
+        "op": "query",
+        "index": "GSI2",
+        "partition": {"created_at": ":from"},
+        "sort": {"between": [{"created_at": ":from"}, {"created_at": ":to"}]},
+    }
+    if buckets:
+        served["buckets"] = {"attribute": "created_at", "from": ":from", "to": ":to", "step": "day"}
+    return _with(
+        _status_index("ALL"),
+        {
+            "entities": {"Order": {"keys": {"GSI2": {"pk": "DAY#{created_at|date}", "sk": "{created_at}"}}}},
+            "patterns": {
+                "open_orders": None,
+                "orders_between": {
+                    "params": {
+                        "from": {"type": "string", "format": "rfc3339"},
+                        "to": {"type": "string", "format": "rfc3339"},
+                    },
+                    "returns": "Order",
+                    "means": {"where": "created_at BETWEEN :from AND :to", "limit": 100},
+                    "served": served,
+                },
+            },
+        },
+    )
+
+
+REVIEW_CASES += [
+    # A MAC address (AA:BB:...) rendered into an attribute whose charset has no ':'.
+    ("TW003", _device("[A-Za-z0-9#_-]"), _device("[A-Za-z0-9#_:-]")),
+    # A day-bucketed partition read over a window: one Query per day, or only the first day comes back.
+    ("TW307", _day_bucket(False), _day_bucket(True)),
+]
+
+
+# Last, so every case above (they are added beside the behaviour they show) is collected.
+@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
+def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
+    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
+    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
+
+
+def test_a_quiet_low_cardinality_key_is_reported_at_info_with_its_headroom() -> None:
+    status_key = _with(
+        _status_index("ALL"),
+        {"entities": {"Order": {"keys": {"GSI2": {"pk": "{status}"}}}}},
+        {"patterns": {"open_orders": {"params": {"status": "string"}, "served": {"filter": None}}}},
+        {"volumes": {"entities": {"Order": {"items": 100000, "writes": "1/day"}}}},
+    )
+    (finding,) = _found(status_key)["TW101"]
+    assert finding.severity == "info"
+    # 1 write/day x peak 3 over 4 status values: 3/86400/4 WCU/s on the busiest.
+    assert "4 value(s)" in finding.message and "busiest value 8.7e-06 WCU/s" in finding.message
+    assert "at 11,520,000 writes/day (now 1)" in finding.message
