@@ -151,28 +151,69 @@ def _not(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
     return None if inner is None else 1.0 - inner
 
 
+def declared_share(
+    design: Design, entities: tuple[str, ...], attribute: str, value: object = None
+) -> float | None:
+    """The share the design's volumes declare for an optional attribute (``value`` None) or one of its
+    enum values, over the entities' items (weighted by their declared item counts); None if undeclared."""
+    shares, weights = [], []
+    for name in entities:
+        volume = design.volumes.entities.get(name)
+        declared = volume.shares.get(attribute) if volume else None
+        if isinstance(declared, dict):
+            declared = declared.get(str(value)) if value is not None else None
+        if not isinstance(declared, int | float) or isinstance(declared, bool):
+            return None
+        shares.append(float(declared))
+        weights.append(max(1, volume.items) if volume else 1)
+    return sum(s * w for s, w in zip(shares, weights, strict=True)) / sum(weights) if shares else None
+
+
+def _literal_share(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    """A declared share for ``attribute = 'literal'``."""
+    paths = [a for a in node.args if isinstance(a, Path)]
+    consts = [a for a in node.args if isinstance(a, Const)]
+    if len(paths) != 1 or len(consts) != 1:
+        return None
+    return declared_share(design, entities, paths[0].text, consts[0].value)
+
+
 def _eq(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    share = _literal_share(node, design, entities)
+    if share is not None:
+        return share
     n = _domain(design, entities, node.args)
     return 1.0 / n if n else None
 
 
 def _ne(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    share = _literal_share(node, design, entities)
+    if share is not None:
+        return 1.0 - share
     n = _domain(design, entities, node.args)
     return 1.0 - 1.0 / n if n else None
 
 
 def _in(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    path, *values = node.args
+    if isinstance(path, Path) and values and all(isinstance(v, Const) for v in values):
+        shares = [declared_share(design, entities, path.text, v.value) for v in values]  # type: ignore[union-attr]
+        if all(s is not None for s in shares):
+            return min(1.0, sum(shares))  # type: ignore[arg-type]
     n = _domain(design, entities, node.args[:2])
     return min(1.0, (len(node.args) - 1) / n) if n else None
 
 
 def _exists(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
-    # Known only when every item has the attribute: required, computed, or part of its table key.
+    # Known when every item has the attribute (required, computed, or part of its table key), or
+    # when the volumes declare the share of items that carry it (a sparse index's population).
     paths = [a for a in node.args if isinstance(a, Path)]
     if len(paths) != 1 or not entities:
         return None
     top = paths[0].text.split(".")[0].split("[")[0]
-    return 1.0 if all(_always_present(design, name, top) for name in entities) else None
+    if all(_always_present(design, name, top) for name in entities):
+        return 1.0
+    return declared_share(design, entities, top)
 
 
 def _always_present(design: Design, entity_name: str, attribute: str) -> bool:
@@ -372,3 +413,23 @@ def _partition_population(design: Design, pattern: AccessPattern, table: str | N
     index = pattern.served.index
     total = sum(items_of(design, e) * membership(design, e, index) for e in entities_in(design, table, index))
     return total / card.values if total else None
+
+
+EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
+
+
+def ttl_unit_problem(attr: Attribute) -> str | None:
+    """Why a TTL attribute is not epoch seconds, or None when it is (or cannot be told): DynamoDB
+    ignores anything else, so such items never expire (lint TW501; cost prices no TTL deletes)."""
+    if attr.computed is not None and attr.computed.kind == "ttl":
+        return None  # computed TTLs are always written in epoch seconds
+    if attr.type != "number":
+        return f"is a {attr.type}, not a Number"
+    if attr.format == "epoch_ms":
+        return "holds epoch milliseconds (~1.7e12: a date tens of thousands of years away)"
+    if attr.format in ("rfc3339", "date"):
+        return f"is declared {attr.format}"
+    for bound in (attr.min, attr.max):
+        if bound is not None and abs(bound) >= EPOCH_MS_FLOOR:
+            return f"has bound {bound}, a value in milliseconds"
+    return None

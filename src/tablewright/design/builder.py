@@ -292,6 +292,14 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
             )
             or 0.0,
             transactional=spec.get("transactional") is True,
+            updates_per_second=_guard(
+                issues, (*where, "updates"), lambda s=spec: parse_rate(s.get("updates", 0))
+            )
+            or 0.0,
+            update_changes=tuple(spec["update_changes"])
+            if isinstance(spec.get("update_changes"), list)
+            else None,
+            shares=dict(spec["shares"]) if isinstance(spec.get("shares"), dict) else {},
         )
     for name, spec in _dict(raw.get("patterns")).items():
         spec, where = _dict(spec), ("volumes", "patterns", name)

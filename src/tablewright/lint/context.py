@@ -122,8 +122,8 @@ class Context:
 
     @property
     def has_volumes(self) -> bool:
-        """True when the design declares any volumes."""
-        return bool(self.design.volumes.entities or self.design.volumes.patterns)
+        """True when the design declares any volumes (items or rates; item sizes alone are not)."""
+        return self.design.volumes.declared
 
 
 def index_path(table: str, index: str) -> tuple[object, ...]:

@@ -11,25 +11,8 @@ from ..context import Context, pattern_path
 from ..registry import Hit, rule
 from .projection import unprojected
 
-EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
 # Sort conditions that bound a read from below: expired (old) items are reachable only if asked for.
 LOWER_BOUNDED = {"gt", "ge", "between", "eq", "begins_with"}
-
-
-def _unit_problem(attr: Attribute) -> str | None:
-    """Why a TTL attribute is not epoch seconds, or None when it is (or cannot be told)."""
-    if attr.computed is not None and attr.computed.kind == "ttl":
-        return None  # computed TTLs are always written in epoch seconds
-    if attr.type != "number":
-        return f"is a {attr.type}, not a Number"
-    if attr.format == "epoch_ms":
-        return "holds epoch milliseconds (~1.7e12: a date tens of thousands of years away)"
-    if attr.format in ("rfc3339", "date"):
-        return f"is declared {attr.format}"
-    for bound in (attr.min, attr.max):
-        if bound is not None and abs(bound) >= EPOCH_MS_FLOOR:
-            return f"has bound {bound}, a value in milliseconds"
-    return None
 
 
 @rule(
@@ -50,7 +33,7 @@ def ttl_unit(ctx: Context) -> Iterator[Hit]:
             continue
         for entity in ctx.design.entities_in(tname):
             attr = entity.attributes.get(table.ttl)
-            problem = _unit_problem(attr) if attr else None
+            problem = analysis.ttl_unit_problem(attr) if attr else None
             if problem:
                 yield Hit(
                     ("entities", entity.name, "attributes", table.ttl),
