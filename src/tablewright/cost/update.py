@@ -23,9 +23,9 @@ def changed(design: Design, entity: Entity, volume: EntityVolume | None) -> set[
         computed = attr.computed
         if computed is None:
             continue
-        if computed.kind == "updated_at":
-            found.add(name)
-        elif computed.template is not None and found & set(computed.template.fields):
+        stamped = computed.kind == "updated_at"
+        derived = computed.template is not None and bool(found & set(computed.template.fields))
+        if stamped or derived:
             found.add(name)
     return found
 

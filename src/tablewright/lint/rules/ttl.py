@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tablewright.cost import analysis
-from tablewright.design.model import AccessPattern, Attribute, Entity
+from tablewright.design.model import AccessPattern, Entity
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
