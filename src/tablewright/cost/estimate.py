@@ -207,7 +207,8 @@ def _add_items(target: Target, items: float, size: float) -> None:
     target.items = total
 
 
-def _consistency(design: Design, pattern: AccessPattern, table: str) -> str:
+def consistency_of(design: Design, pattern: AccessPattern, table: str) -> str:
+    """``eventual``, ``strong`` or ``transactional``: how a pattern's reads are charged."""
     served = pattern.served
     if served.op == "transact_get":
         return "transactional"
@@ -227,7 +228,7 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
     key = f"{table}/{served.index}" if served.index and served.op in ("query", "scan") else table
     target = result.targets.get(key, result.targets[table])
     rows = analysis.rows_read(design, pattern)
-    consistency = _consistency(design, pattern, table)
+    consistency = consistency_of(design, pattern, table)
     entity = served.via or pattern.returns[0]
     size = (
         index_entry_size(design, entity, target.index)

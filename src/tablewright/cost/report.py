@@ -22,6 +22,19 @@ def build(
     return _as_dict(est, bill, prices, measured)
 
 
+def _measured(found: Any) -> dict[str, Any]:
+    """A pattern's measurement fields (a bare number from older callers is the units alone)."""
+    if not isinstance(found, dict):
+        return {"measured_read_units_per_call": found}
+    return {
+        "measured_read_units_per_call": found["units"],
+        "measured_items_read_per_call": found["items_read"],
+        "modelled_read_units_per_call": found["modelled"],
+        "measure_tolerance": found["tolerance"],
+        "measure_agrees": found["agrees"],
+    }
+
+
 def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any] | None) -> dict[str, Any]:
     lines = {line.target: line for line in bill.lines}
     targets = []
@@ -54,7 +67,7 @@ def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any]
             "consistency": p.consistency,
             "read_units_per_month": p.read_units,
             "typical_read_units_per_call": p.typical_units_per_call,
-            "measured_read_units_per_call": (measured or {}).get(p.name),
+            **_measured((measured or {}).get(p.name)),
         }
         for p in est.patterns
     ]
@@ -199,11 +212,24 @@ def pattern_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 else ""
             ),
             _units(p["read_units_per_month"]),
-            "-" if p["measured_read_units_per_call"] is None else f"{p['measured_read_units_per_call']:,.1f}",
+            _measured_cell(p),
         ]
         for p in data["patterns"]
     ]
     return header, body
+
+
+def _measured_cell(p: dict[str, Any]) -> str:
+    if p["measured_read_units_per_call"] is None:
+        return "-"
+    cell = f"{p['measured_read_units_per_call']:,.2f}"
+    if "modelled_read_units_per_call" in p:
+        verdict = "agrees" if p["measure_agrees"] else "DIFFERS"
+        cell += (
+            f" ({p['measured_items_read_per_call']:,.1f} items; rules give "
+            f"{p['modelled_read_units_per_call']:,.2f}, {verdict} within {p['measure_tolerance']:,.2f})"
+        )
+    return cell
 
 
 def to_markdown(data: dict[str, Any]) -> str:
