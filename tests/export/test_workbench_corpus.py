@@ -223,3 +223,69 @@ def test_live_table_import_keeps_non_key_attributes_and_sample_items(tmp_path: P
     assert design.volumes.entities["ReadingsLive"].item_size > 0
     run = CliRunner().invoke(main, ["check", str(path)])
     assert run.exit_code == 0, run.output
+
+
+def _social_model() -> dict:
+    return json.loads(next(p for p in CORPUS if p.stem == "social_single_table").read_text())
+
+
+def _broken(change) -> dict:
+    model = _social_model()
+    change(model)
+    return model
+
+
+HOSTILE = {
+    "entry is not a table": (lambda m: m.__setitem__("DataModel", ["x"]), "DataModel[0] is a str"),
+    "no partition key": (
+        lambda m: m["DataModel"][0]["KeyAttributes"].pop("PartitionKey"),
+        "'PartitionKey' is missing",
+    ),
+    "key of a non-key type": (
+        lambda m: m["DataModel"][0]["KeyAttributes"]["PartitionKey"].__setitem__("AttributeType", "BOOL"),
+        "keys are S, N or B",
+    ),
+    "unknown billing": (lambda m: m["DataModel"][0].__setitem__("BillingMode", "FREE"), "BillingMode 'FREE'"),
+    "units as words": (
+        lambda m: m["DataModel"][0]["ProvisionedCapacitySettings"]["ProvisionedThroughput"].__setitem__(
+            "ReadCapacityUnits", "ten"
+        ),
+        "whole numbers of units",
+    ),
+    "two tables of one name": (lambda m: m["DataModel"].append(m["DataModel"][0]), "two tables are named"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_malformed_model_is_a_located_error_never_a_traceback(case: str, tmp_path: Path) -> None:
+    change, message = HOSTILE[case]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(_broken(change)))
+    run = CliRunner().invoke(main, ["import", str(path), "--from", "nosql-workbench"])
+    assert isinstance(run.exception, SystemExit) and run.exit_code == 2, run.output
+    assert message in run.output
+
+
+SALVAGED = {
+    "unknown attribute type": (
+        lambda m: m["DataModel"][0]["NonKeyAttributes"].append({"AttributeName": "q", "AttributeType": "ZZ"}),
+        "'q' has type 'ZZ'",
+    ),
+    "sample item not DynamoDB JSON": (
+        lambda m: m["DataModel"][0]["TableData"].append({"PK": {"S": "USER#x"}, "SK": "plain"}),
+        "not DynamoDB JSON",
+    ),
+    "two facets of one name": (
+        lambda m: m["DataModel"][0]["TableFacets"].append(dict(m["DataModel"][0]["TableFacets"][0])),
+        "imported as 'User_2'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SALVAGED))
+def test_what_can_be_salvaged_is_imported_with_a_named_warning(case: str, tmp_path: Path) -> None:
+    change, message = SALVAGED[case]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(_broken(change)))
+    done = result(read(path, "nosql-workbench"))
+    assert any(message in w for w in done.warnings), done.warnings

@@ -35,6 +35,10 @@ def _keys(attributes: dict[str, Any]) -> tuple[list[dict], list[dict]]:
     definitions, schema = [], []
     for role, kind in (("PartitionKey", "HASH"), ("SortKey", "RANGE")):
         key = attributes.get(role)
+        if key and key.get("AttributeType") not in ("S", "N", "B"):
+            raise ValueError(
+                f"{role} {key.get('AttributeName')!r} has type {key.get('AttributeType')!r}; DynamoDB keys are S, N or B"
+            )
         if key:
             definitions.append({"AttributeName": key["AttributeName"], "AttributeType": key["AttributeType"]})
             schema.append({"AttributeName": key["AttributeName"], "KeyType": kind})
@@ -60,6 +64,8 @@ def _billing(entry: dict[str, Any], name: str, notes: list[str], warnings: list[
     """The CreateTable billing fields for a model table, noting assumptions and what is dropped."""
     settings = entry.get("ProvisionedCapacitySettings") or {}
     mode = entry.get("BillingMode")
+    if mode not in (None, "PROVISIONED", "PAY_PER_REQUEST"):
+        raise ValueError(f"BillingMode {mode!r} is neither PROVISIONED nor PAY_PER_REQUEST")
     if mode is None:
         notes.append(DEFAULT_BILLING_NOTE)
         mode = DEFAULT_BILLING
@@ -69,10 +75,11 @@ def _billing(entry: dict[str, Any], name: str, notes: list[str], warnings: list[
         if not throughput:
             throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
             notes.append("the model says PROVISIONED without units: Workbench's 5 RCU / 5 WCU are assumed")
-        billing["ProvisionedThroughput"] = {
-            "ReadCapacityUnits": int(throughput["ReadCapacityUnits"]),
-            "WriteCapacityUnits": int(throughput["WriteCapacityUnits"]),
-        }
+        units = {k: throughput.get(k) for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
+        bad = {k: v for k, v in units.items() if not isinstance(v, int) or isinstance(v, bool) or v < 1}
+        if bad:
+            raise ValueError(f"ProvisionedThroughput needs whole numbers of units, not {bad}")
+        billing["ProvisionedThroughput"] = units
         for scaling in ("AutoScalingRead", "AutoScalingWrite"):
             if settings.get(scaling):
                 warnings.append(
@@ -146,20 +153,25 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
             notes.append("the model gives indexes no capacity of their own: each GSI gets the table's")
     if gsis:
         create["GlobalSecondaryIndexes"] = gsis
-    types = {
-        a["AttributeName"]: WIRE_TO_DESIGN.get(a["AttributeType"], "string")
-        for a in entry.get("NonKeyAttributes", []) or []
-    }
+    types = {}
+    for attribute in entry.get("NonKeyAttributes", []) or []:
+        wire = attribute["AttributeType"]
+        if wire not in WIRE_TO_DESIGN:
+            warnings.append(
+                f"table {name}: attribute {attribute['AttributeName']!r} has type {wire!r}, not a DynamoDB "
+                "type: imported as a string"
+            )
+        types[attribute["AttributeName"]] = WIRE_TO_DESIGN.get(wire, "string")
     types.update({d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions})  # keys win
     pk_name = entry["KeyAttributes"]["PartitionKey"]["AttributeName"]
     sk_name = (entry["KeyAttributes"].get("SortKey") or {}).get("AttributeName")
     table_keys = [n for n in (pk_name, sk_name) if n]
-    items = list(entry.get("TableData", []) or [])
+    items = _items(entry.get("TableData"), f"table {name}", warnings)
     facets: list[tuple[EntitySketch, list[dict]]] = []
     for facet in entry.get("TableFacets", []) or []:
         alias = facet.get("KeyAttributeAlias", {})
         names = [*table_keys, *facet.get("NonKeyAttributes", [])]
-        facet_items = list(facet.get("TableData", []) or [])
+        facet_items = _items(facet.get("TableData"), f"facet {facet['FacetName']}", warnings)
         for item in facet_items:  # attributes only the facet's sample items show
             names += [n for n in item if n not in names]
         sketch = EntitySketch(
@@ -195,6 +207,24 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
     return ImportedTable(create=create, entities=sketches, notes=notes)
 
 
+def _items(data: Any, where: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """Sample items in DynamoDB JSON; anything else is named in a warning and left out."""
+    kept, dropped = [], 0
+    for item in data or []:
+        wire = isinstance(item, dict) and all(
+            isinstance(v, dict) and len(v) == 1 and next(iter(v)) in WIRE_TO_DESIGN for v in item.values()
+        )
+        if wire:
+            kept.append(item)
+        else:
+            dropped += 1
+    if dropped:
+        warnings.append(
+            f"{where}: {dropped} sample item(s) are not DynamoDB JSON ({{name: {{type: value}}}}): left out"
+        )
+    return kept
+
+
 def _keep_unplaced_attributes(sketches: list[EntitySketch], types: dict[str, str], keys: set[str]) -> None:
     """A non-key attribute no facet lists still belongs to the table's items: every facet may hold
     it (optional). Index key attributes are not spread so: they would put facets in indexes."""
@@ -203,6 +233,29 @@ def _keep_unplaced_attributes(sketches: list[EntitySketch], types: dict[str, str
         if name not in placed and name not in keys:
             for sketch in sketches:
                 sketch.attributes[name] = kind
+
+
+def _unique_names(path: Path, tables: list[ImportedTable], warnings: list[str]) -> None:
+    """Two tables of one name would overwrite each other in the design: refuse; two facets of one
+    name get a suffix (``User_2``) and a warning."""
+    seen: set[str] = set()
+    for table in tables:
+        name = table.create["TableName"]
+        if name in seen:
+            raise ValueError(f"{path}: two tables are named {name!r}")
+        seen.add(name)
+    facets: set[str] = set()
+    for table in tables:
+        for sketch in table.entities:
+            original, count = sketch.name, 1
+            while sketch.name in facets:
+                count += 1
+                sketch.name = f"{original}_{count}"
+            if sketch.name != original:
+                warnings.append(
+                    f"two facets are named {original!r}: the second is imported as {sketch.name!r}"
+                )
+            facets.add(sketch.name)
 
 
 def import_file(path: Path, **_: Any) -> Imported:
@@ -217,15 +270,21 @@ def import_file(path: Path, **_: Any) -> Imported:
     warnings: list[str] = []
     tables = []
     for position, entry in enumerate(model["DataModel"]):
+        where = f"{path}: DataModel[{position}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} is a {type(entry).__name__}, not a table")
+        where += f" ({entry.get('TableName', 'no TableName')})"
         try:
             tables.append(_table(entry, samples, warnings))
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(
-                f"{path}: DataModel[{position}] ({entry.get('TableName', '?') if isinstance(entry, dict) else '?'})"
-                f" is missing or has a malformed {error}"
-            ) from None
+        except KeyError as error:
+            raise ValueError(f"{where}: {error.args[0]!r} is missing") from None
+        except (TypeError, AttributeError) as error:
+            raise ValueError(f"{where}: not the shape of a Workbench table ({error})") from None
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+    _unique_names(path, tables, warnings)
     return Imported(
-        name=model.get("ModelName") or path.stem,
+        name=str(model.get("ModelName") or path.stem),
         tables=tables,
         source=f"the NoSQL Workbench model {path.name}",
         description=(model.get("ModelMetadata") or {}).get("Description") or "",
