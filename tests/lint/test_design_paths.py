@@ -64,3 +64,39 @@ def test_a_design_that_does_not_load_exits_2_with_its_location(args: list[str], 
     run = CliRunner().invoke(main, [*args, str(path)])
     assert run.exit_code == 2, run.output
     assert "broken.yaml:9:" in run.output and "Traceback" not in run.output
+
+
+HOSTILE_FILES = {
+    "binary": b"\x00\x01\xff\xfe",
+    "volumes in words": (
+        b"version: 1\nname: x\ntables:\n  things: {partition_key: pk}\n"
+        b"entities:\n  E: {table: things, attributes: {pk: string}}\n"
+        b"volumes: {peak_factor: lots, entities: {E: {items: many, writes: fast}}}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_FILES))
+@pytest.mark.parametrize(
+    "args",
+    [["lint"], ["cost"], ["export", "--to", "terraform"], ["check"]],
+    ids=["lint", "cost", "export", "check"],
+)
+def test_hostile_design_files_exit_2_without_a_traceback(case: str, args: list[str], tmp_path: Path) -> None:
+    path = tmp_path / "design.yaml"
+    path.write_bytes(HOSTILE_FILES[case])
+    run = CliRunner().invoke(main, [*args, str(path)])
+    assert run.exception is None or isinstance(run.exception, SystemExit), repr(run.exception)
+    assert run.exit_code == 2, run.output
+
+
+def test_cost_measure_on_tables_the_engine_refuses_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "short.yaml"
+    path.write_text(
+        "version: 1\nname: x\ntables:\n  t: {partition_key: pk}\nentities:\n  E: {table: t, attributes: {pk: string}}\n"
+    )
+    run = CliRunner().invoke(main, ["cost", "--measure", str(path)])
+    assert isinstance(run.exception, SystemExit) and run.exit_code == 2
+    assert "cannot measure: create the tables failed" in run.output
+    lint = CliRunner().invoke(main, ["lint", str(path)])
+    assert lint.exit_code == 2 and "TW004" in lint.output  # lint says why before anything runs

@@ -227,6 +227,38 @@ REVIEW_CASES += [
 ]
 
 
+def _batched(max_batch: int) -> dict[str, Any]:
+    return {
+        "entities": {
+            "Order": {"max_batch": max_batch, "unique": [["order_id"]], "idempotency_key": "order_id"}
+        }
+    }
+
+
+REVIEW_CASES += [
+    # From the entity's own bounds: 50 orders + 50 unique markers + 1 idempotency marker = 101 actions.
+    ("TW402", _batched(50), _batched(49)),
+]
+
+
+_GSI2 = _status_index("ALL")["tables"]["orders"]["indexes"]["GSI2"]
+SHORT_INDEX_NAME = _with(
+    _status_index("ALL"),
+    {
+        "tables": {"orders": {"indexes": {"GSI2": None, "G2": _GSI2}}},
+        "entities": {
+            "Order": {"keys": {"GSI2": None, "G2": {"pk": "C#{customer_id}", "sk": "{created_at}"}}}
+        },
+        "patterns": {"open_orders": {"served": {"index": "G2"}}},
+    },
+)
+REVIEW_CASES += [
+    # CreateTable refuses an index (or a table) named with fewer than 3 characters: caught before
+    # check or cost --measure meet the engine's ValidationException.
+    ("TW004", SHORT_INDEX_NAME, _status_index("ALL")),
+]
+
+
 # Last, so every case above (they are added beside the behaviour they show) is collected.
 @pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
 def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:

@@ -51,9 +51,14 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
             sys.exit(2)
         measured = None
         if measure:
-            from tablewright.cost.measure import measure_design  # needs the engine: only for --measure
+            # Needs the engine: imported only for --measure.
+            from tablewright.cost.measure import MeasureError, measure_design
 
-            measured = measure_design(design, path)
+            try:
+                measured = measure_design(design, path)
+            except MeasureError as exc:  # the engine refuses the design or its sample data
+                click.echo(f"tablewright cost: error: {path}: {exc}", err=True)
+                sys.exit(2)
         reports.append(build(design, prices, measured))
     if fmt == "json":
         payload = reports[0] if len(reports) == 1 else reports

@@ -89,23 +89,36 @@ def measure_design(design: Design, path: str | Path | None = None) -> dict[str, 
     }
 
 
+class MeasureError(ValueError):
+    """The design cannot be measured: the engine refused its tables, an item or a pattern run."""
+
+
 def measure(design: Design, path: str | Path | None = None) -> Measurement:
-    """Create the tables in memory, load sample data, run every pattern once per parameter set."""
+    """Create the tables in memory, load sample data, run every pattern once per parameter set.
+
+    Raises ``MeasureError`` saying which step failed and why (a table name DynamoDB refuses, a sample
+    item the design rejects, a pattern that cannot run)."""
     rt = Runtime(design)
-    rt.create_tables()
+    _step("create the tables", rt.create_tables)
     generator = _generator(path)
     result = Measurement(source="generator" if generator else "synthetic")
-    data = call_flexibly(generator.generate, SEED, SCALE) if generator else _synthesize(design)
+    data = (
+        _step("generate sample data", lambda: call_flexibly(generator.generate, SEED, SCALE))
+        if generator
+        else _synthesize(design)
+    )
     for entity, items in data.items():
         for values in items:
-            rt.put(entity, values)
+            _step(f"write a sample {entity}", lambda e=entity, v=values: rt.put(e, v))
             result.items_written += 1
-    param_sets = call_flexibly(generator.params, SEED, SCALE) if generator else {}
+    param_sets = (
+        _step("read params()", lambda: call_flexibly(generator.params, SEED, SCALE)) if generator else {}
+    )
     for name, pattern in design.patterns.items():
         runs = param_sets.get(name) or [_params_for(design, pattern, data)]
         totals = result.runs[name] = Run()
         for params in runs:
-            stats = rt.run(name, params).stats
+            stats = _step(f"run pattern {name}", lambda n=name, p=params: rt.run(n, p)).stats
             totals.calls += 1
             totals.requests += stats.requests
             totals.items_read += stats.items_read
@@ -113,6 +126,14 @@ def measure(design: Design, path: str | Path | None = None) -> Measurement:
         result.per_call[name] = totals.units / len(runs)
     result.entry_bytes = _entry_bytes(rt)
     return result
+
+
+def _step(what: str, action: Any) -> Any:
+    """Run one step of a measurement; any failure becomes a ``MeasureError`` naming the step."""
+    try:
+        return action()
+    except Exception as error:  # noqa: BLE001  (engine, runtime and generator errors alike)
+        raise MeasureError(f"cannot measure: {what} failed: {error}") from None
 
 
 def _entry_bytes(rt: Runtime) -> dict[str, float]:

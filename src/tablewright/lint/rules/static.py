@@ -2,12 +2,14 @@
 
 - TW003: a computed or templated value that breaks its own attribute's rules (an id built from a MAC
   address, ``AA:BB:...``, under a charset without ``:``): every write of such an item fails.
+- TW004: a table or index name DynamoDB's CreateTable refuses (``t``: shorter than 3 characters).
 - TW307: a time-bucketed partition key queried over a range with no bucket fan-out: a window that
   crosses a bucket boundary silently reads only the first bucket.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from tablewright.cost.sizes import Unbounded, sample_value
@@ -133,3 +135,31 @@ def bucket_not_fanned_out(ctx: Context) -> Iterator[Hit]:
                 f"{entry.pk.source!r} holds one {step} of it: a window across a {step} boundary reads only "
                 "the first, and there is no served.buckets to fan out",
             )
+
+
+NAME = re.compile(r"[A-Za-z0-9_.\-]{3,255}")
+
+
+@rule(
+    "TW004",
+    "name-rejected-by-dynamodb",
+    "design",
+    "error",
+    "A table or index name DynamoDB rejects.",
+    "DynamoDB table and index names are 3 to 255 characters of letters, digits, '_', '-' and '.'; "
+    "CreateTable refuses any other, so the design cannot be deployed, checked or measured.",
+    "Rename it (tables: give `name:` a physical name that fits; the logical name may stay short).",
+)
+def name_rejected(ctx: Context) -> Iterator[Hit]:
+    for tname, table in ctx.design.tables.items():
+        if not NAME.fullmatch(table.table_name):
+            yield Hit(
+                ("tables", tname),
+                f"table name {table.table_name!r} is not 3-255 characters of letters, digits, '_', '-', '.'",
+            )
+        for iname in table.indexes:
+            if not NAME.fullmatch(iname):
+                yield Hit(
+                    ("tables", tname, "indexes", iname),
+                    f"index name {iname!r} of table {tname} is not 3-255 characters of letters, digits, '_', '-', '.'",
+                )
