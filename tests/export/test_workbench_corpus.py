@@ -289,3 +289,15 @@ def test_what_can_be_salvaged_is_imported_with_a_named_warning(case: str, tmp_pa
     path.write_text(json.dumps(_broken(change)))
     done = result(read(path, "nosql-workbench"))
     assert any(message in w for w in done.warnings), done.warnings
+
+
+def test_keys_the_importer_does_not_read_are_named_not_dropped(tmp_path: Path) -> None:
+    model = _social_model()
+    model["AccessPatterns"] = [{"Name": "posts of a user"}]
+    model["DataModel"][0]["Tags"] = [{"Key": "team", "Value": "feed"}]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    warnings = result(read(path, "nosql-workbench")).warnings
+    assert any("model: AccessPatterns is not read" in w for w in warnings)
+    assert any("table social: Tags is not read" in w for w in warnings)
+    assert not any("DataAccess" in w for w in warnings)

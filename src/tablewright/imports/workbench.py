@@ -9,7 +9,9 @@ model states it. Where the model says nothing about billing, Workbench's current
 cannot carry (auto scaling settings) is named in a warning.
 
 Workbench 3.0 models carry no access patterns (facets are views of the data, not queries), so the
-design's ``patterns:`` stay a skeleton.
+design's ``patterns:`` stay a skeleton. Any key of the model or of a table this importer does not
+read (newer Workbench releases add access patterns in a shape not published) is named in a warning,
+never dropped silently.
 """
 
 from __future__ import annotations
@@ -29,6 +31,28 @@ DEFAULT_BILLING_NOTE = (
     "the model states no capacity mode: NoSQL Workbench's default since 3.13.5 (February 2025), "
     "on-demand, is assumed"
 )
+
+
+MODEL_KEYS = {"ModelName", "ModelMetadata", "DataModel"}
+TABLE_KEYS = {
+    "TableName",
+    "KeyAttributes",
+    "NonKeyAttributes",
+    "TableFacets",
+    "GlobalSecondaryIndexes",
+    "TableData",
+    "DataAccess",  # where Workbench imported sample data from (MySQL): nothing for a design
+    "BillingMode",
+    "ProvisionedCapacitySettings",
+}
+
+
+def _unread(keys: object, known: set[str], where: str) -> list[str]:
+    extra = sorted(k for k in keys if k not in known) if isinstance(keys, dict) else []
+    return [
+        f"{where}: {k} is not read by this importer (not in Workbench's model format 3.0): left out"
+        for k in extra
+    ]
 
 
 def _keys(attributes: dict[str, Any]) -> tuple[list[dict], list[dict]]:
@@ -140,6 +164,7 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
             }
         )
     notes: list[str] = []
+    warnings.extend(_unread(entry, TABLE_KEYS, f"table {name}"))
     create: dict[str, Any] = {
         "TableName": name,
         "AttributeDefinitions": definitions,
@@ -267,7 +292,7 @@ def import_file(path: Path, **_: Any) -> Imported:
     if not isinstance(model, dict) or not isinstance(model.get("DataModel"), list):
         raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
     samples: dict[str, list[dict]] = {}
-    warnings: list[str] = []
+    warnings: list[str] = _unread(model, MODEL_KEYS, "model")
     tables = []
     for position, entry in enumerate(model["DataModel"]):
         where = f"{path}: DataModel[{position}]"
