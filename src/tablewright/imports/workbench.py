@@ -147,22 +147,12 @@ def _values(item: dict[str, Any], facet: EntitySketch) -> dict[str, Any]:
     return values
 
 
-def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list[str]) -> ImportedTable:
+def _table(
+    entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list[str], taken: set[str]
+) -> ImportedTable:
     name = entry["TableName"]
     definitions, schema = _keys(entry["KeyAttributes"])
-    defined = {d["AttributeName"] for d in definitions}
-    gsis = []
-    for index in entry.get("GlobalSecondaryIndexes", []) or []:
-        index_defs, index_schema = _keys(index["KeyAttributes"])
-        definitions += [d for d in index_defs if d["AttributeName"] not in defined]
-        defined |= {d["AttributeName"] for d in index_defs}
-        gsis.append(
-            {
-                "IndexName": index["IndexName"],
-                "KeySchema": index_schema,
-                "Projection": index.get("Projection", {"ProjectionType": "ALL"}),
-            }
-        )
+    gsis = _gsis(entry, definitions)
     notes: list[str] = []
     warnings.extend(_unread(entry, TABLE_KEYS, f"table {name}"))
     create: dict[str, Any] = {
@@ -178,48 +168,14 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
             notes.append("the model gives indexes no capacity of their own: each GSI gets the table's")
     if gsis:
         create["GlobalSecondaryIndexes"] = gsis
-    types = {}
-    for attribute in entry.get("NonKeyAttributes", []) or []:
-        wire = attribute["AttributeType"]
-        if wire not in WIRE_TO_DESIGN:
-            warnings.append(
-                f"table {name}: attribute {attribute['AttributeName']!r} has type {wire!r}, not a DynamoDB "
-                "type: imported as a string"
-            )
-        types[attribute["AttributeName"]] = WIRE_TO_DESIGN.get(wire, "string")
-    types.update({d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions})  # keys win
-    pk_name = entry["KeyAttributes"]["PartitionKey"]["AttributeName"]
-    sk_name = (entry["KeyAttributes"].get("SortKey") or {}).get("AttributeName")
-    table_keys = [n for n in (pk_name, sk_name) if n]
-    items = _items(entry.get("TableData"), f"table {name}", warnings)
-    facets: list[tuple[EntitySketch, list[dict]]] = []
-    for facet in entry.get("TableFacets", []) or []:
-        alias = facet.get("KeyAttributeAlias", {})
-        names = [*table_keys, *facet.get("NonKeyAttributes", [])]
-        facet_items = _items(facet.get("TableData"), f"facet {facet['FacetName']}", warnings)
-        for item in facet_items:  # attributes only the facet's sample items show
-            names += [n for n in item if n not in names]
-        sketch = EntitySketch(
-            facet["FacetName"],
-            {n: types.get(n, "string") for n in names},
-            _template(alias.get("PartitionKeyAlias"), pk_name),
-            _template(alias.get("SortKeyAlias"), sk_name),
-            pk_name=pk_name,
-            sk_name=sk_name,
-        )
-        facets.append((sketch, facet_items))
-    if not facets:  # no facets: one entity holding every attribute of the table
-        sketch = EntitySketch(
-            entity_name(name), {n: types[n] for n in [*table_keys, *types] if n in types}, None, None
-        )
-        sketch.pk_name, sketch.sk_name = pk_name, sk_name
-        facets.append((sketch, []))
+    types = _types(entry, definitions, warnings)
+    facets = _facets(entry, types, warnings, taken)
     sketches = [s for s, _ in facets]
     _keep_unplaced_attributes(sketches, types, {d["AttributeName"] for d in definitions})
     for sketch, facet_items in facets:
         samples.setdefault(sketch.name, []).extend(_values(i, sketch) for i in facet_items)
     unplaced = 0
-    for item in items:
+    for item in _items(entry.get("TableData"), f"table {name}", warnings):
         owner = _facet_of(item, sketches)
         if owner is None:
             unplaced += 1
@@ -230,6 +186,83 @@ def _table(entry: dict[str, Any], samples: dict[str, list[dict]], warnings: list
             f"table {name}: {unplaced} sample item(s) fit no facet (keys or attributes differ) and are not kept"
         )
     return ImportedTable(create=create, entities=sketches, notes=notes)
+
+
+def _gsis(entry: dict[str, Any], definitions: list[dict]) -> list[dict[str, Any]]:
+    """The GSIs of a model table as CreateTable entries; their key attributes join ``definitions``."""
+    defined = {d["AttributeName"] for d in definitions}
+    gsis = []
+    for index in entry.get("GlobalSecondaryIndexes", []) or []:
+        index_defs, index_schema = _keys(index["KeyAttributes"])
+        definitions += [d for d in index_defs if d["AttributeName"] not in defined]
+        defined |= {d["AttributeName"] for d in index_defs}
+        gsis.append(
+            {
+                "IndexName": index["IndexName"],
+                "KeySchema": index_schema,
+                "Projection": index.get("Projection", {"ProjectionType": "ALL"}),
+            }
+        )
+    return gsis
+
+
+def _types(entry: dict[str, Any], definitions: list[dict], warnings: list[str]) -> dict[str, str]:
+    """Attribute name -> design type, non-key attributes first, key attributes' types winning."""
+    types = {}
+    for attribute in entry.get("NonKeyAttributes", []) or []:
+        wire = attribute["AttributeType"]
+        if wire not in WIRE_TO_DESIGN:
+            warnings.append(
+                f"table {entry['TableName']}: attribute {attribute['AttributeName']!r} has type {wire!r}, "
+                "not a DynamoDB type: imported as a string"
+            )
+        types[attribute["AttributeName"]] = WIRE_TO_DESIGN.get(wire, "string")
+    types.update({d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in definitions})
+    return types
+
+
+def _facets(
+    entry: dict[str, Any], types: dict[str, str], warnings: list[str], taken: set[str]
+) -> list[tuple[EntitySketch, list[dict]]]:
+    """One sketch per facet with its sample items (or one for the whole table when it has none).
+
+    Facet names are unique across the model: a repeated one gets a suffix (``User_2``), named in a
+    warning, before any sample item is filed under it."""
+    pk_name = entry["KeyAttributes"]["PartitionKey"]["AttributeName"]
+    sk_name = (entry["KeyAttributes"].get("SortKey") or {}).get("AttributeName")
+    table_keys = [n for n in (pk_name, sk_name) if n]
+    facets: list[tuple[EntitySketch, list[dict]]] = []
+    for facet in entry.get("TableFacets", []) or []:
+        alias = facet.get("KeyAttributeAlias", {})
+        names = [*table_keys, *facet.get("NonKeyAttributes", [])]
+        facet_items = _items(facet.get("TableData"), f"facet {facet['FacetName']}", warnings)
+        for item in facet_items:  # attributes only the facet's sample items show
+            names += [n for n in item if n not in names]
+        sketch = EntitySketch(
+            _unique_name(str(facet["FacetName"]), taken, warnings),
+            {n: types.get(n, "string") for n in names},
+            _template(alias.get("PartitionKeyAlias"), pk_name),
+            _template(alias.get("SortKeyAlias"), sk_name),
+            pk_name=pk_name,
+            sk_name=sk_name,
+        )
+        facets.append((sketch, facet_items))
+    if not facets:  # no facets: one entity holding every attribute of the table
+        whole = {n: types[n] for n in [*table_keys, *types] if n in types}
+        name = _unique_name(entity_name(entry["TableName"]), taken, warnings)
+        facets.append((EntitySketch(name, whole, None, None, pk_name=pk_name, sk_name=sk_name), []))
+    return facets
+
+
+def _unique_name(name: str, taken: set[str], warnings: list[str]) -> str:
+    unique, count = name, 1
+    while unique in taken:
+        count += 1
+        unique = f"{name}_{count}"
+    if unique != name:
+        warnings.append(f"two facets are named {name!r}: the second is imported as {unique!r}")
+    taken.add(unique)
+    return unique
 
 
 def _items(data: Any, where: str, warnings: list[str]) -> list[dict[str, Any]]:
@@ -260,27 +293,14 @@ def _keep_unplaced_attributes(sketches: list[EntitySketch], types: dict[str, str
                 sketch.attributes[name] = kind
 
 
-def _unique_names(path: Path, tables: list[ImportedTable], warnings: list[str]) -> None:
-    """Two tables of one name would overwrite each other in the design: refuse; two facets of one
-    name get a suffix (``User_2``) and a warning."""
+def _unique_tables(path: Path, tables: list[ImportedTable]) -> None:
+    """Two tables of one name would overwrite each other in the design: refuse the model."""
     seen: set[str] = set()
     for table in tables:
         name = table.create["TableName"]
         if name in seen:
             raise ValueError(f"{path}: two tables are named {name!r}")
         seen.add(name)
-    facets: set[str] = set()
-    for table in tables:
-        for sketch in table.entities:
-            original, count = sketch.name, 1
-            while sketch.name in facets:
-                count += 1
-                sketch.name = f"{original}_{count}"
-            if sketch.name != original:
-                warnings.append(
-                    f"two facets are named {original!r}: the second is imported as {sketch.name!r}"
-                )
-            facets.add(sketch.name)
 
 
 def import_file(path: Path, **_: Any) -> Imported:
@@ -293,21 +313,22 @@ def import_file(path: Path, **_: Any) -> Imported:
         raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
     samples: dict[str, list[dict]] = {}
     warnings: list[str] = _unread(model, MODEL_KEYS, "model")
-    tables = []
+    tables: list[ImportedTable] = []
+    taken: set[str] = set()  # entity names given so far
     for position, entry in enumerate(model["DataModel"]):
         where = f"{path}: DataModel[{position}]"
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is a {type(entry).__name__}, not a table")
         where += f" ({entry.get('TableName', 'no TableName')})"
         try:
-            tables.append(_table(entry, samples, warnings))
+            tables.append(_table(entry, samples, warnings, taken))
         except KeyError as error:
             raise ValueError(f"{where}: {error.args[0]!r} is missing") from None
         except (TypeError, AttributeError) as error:
             raise ValueError(f"{where}: not the shape of a Workbench table ({error})") from None
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
-    _unique_names(path, tables, warnings)
+    _unique_tables(path, tables)
     return Imported(
         name=str(model.get("ModelName") or path.stem),
         tables=tables,
