@@ -259,11 +259,15 @@ REVIEW_CASES += [
 ]
 
 
-# Last, so every case above (they are added beside the behaviour they show) is collected.
-@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
-def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
-    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
-    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"
+NO_FILTER_KEYS_ONLY = _with(KEYS_ONLY, {"patterns": {"open_orders": {"served": {"filter": None}}}})
+REVIEW_CASES += [
+    # Selecting on status through a KEYS_ONLY GSI without a filter: the index cannot even be filtered.
+    (
+        "TW207",
+        NO_FILTER_KEYS_ONLY,
+        _with(INCLUDES_STATUS, {"patterns": {"open_orders": {"served": {"filter": None}}}}),
+    ),
+]
 
 
 def test_a_quiet_low_cardinality_key_is_reported_at_info_with_its_headroom() -> None:
@@ -278,3 +282,17 @@ def test_a_quiet_low_cardinality_key_is_reported_at_info_with_its_headroom() -> 
     # 1 write/day x peak 3 over 4 status values: 3/86400/4 WCU/s on the busiest.
     assert "4 value(s)" in finding.message and "busiest value 8.7e-06 WCU/s" in finding.message
     assert "at 11,520,000 writes/day (now 1)" in finding.message
+
+
+def test_selecting_on_a_field_of_a_computed_key_needs_no_projection() -> None:
+    keyed = _with(KEYS_ONLY, COMPUTED_SORT, {"patterns": {"open_orders": {"served": {"filter": None}}}})
+    assert "TW207" not in _found(keyed)
+    (finding,) = _found(NO_FILTER_KEYS_ONLY)["TW207"]
+    assert "neither keys nor projects" in finding.message and "Project status" in finding.fix
+
+
+# Last, so every case above (they are added beside the behaviour they show) is collected.
+@pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
+def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
+    assert rule in _found(trigger), f"{rule} did not fire on its trigger"
+    assert rule not in _found(quiet), f"{rule} fired on the near-identical sound design"

@@ -13,6 +13,7 @@ from tablewright.design.model import AccessPattern, Design, Index, Table
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
+from .patterns import sort_fields
 
 
 def projected(table: Table, index: Index) -> set[str] | None:
@@ -47,7 +48,7 @@ def unprojected(design: Design, pattern: AccessPattern, names: set[str]) -> list
     "filter-not-projected",
     "indexes",
     "error",
-    "A pattern filters on an attribute its GSI does not project.",
+    "A pattern filters (or means to select) on an attribute its GSI does not project.",
     "A GSI holds only its keys, the table's keys and the projected attributes. A FilterExpression on any "
     "other attribute sees it missing on every item and keeps nothing: the query returns an empty result "
     "while matching items exist.",
@@ -57,13 +58,37 @@ def unprojected(design: Design, pattern: AccessPattern, names: set[str]) -> list
 def filter_not_projected(ctx: Context) -> Iterator[Hit]:
     for pattern in ctx.design.patterns.values():
         served = pattern.served
-        if served.filter is None:
+        if served.filter is not None:
+            missing = unprojected(ctx.design, pattern, served.filter.attributes)
+            if missing:
+                yield Hit(
+                    pattern_path(pattern.name, "served", "filter"),
+                    f"pattern {pattern.name}: filter {served.filter.text!r} reads {', '.join(missing)}, which "
+                    f"index {served.index} does not project: every item fails the filter and the query "
+                    "returns nothing",
+                )
             continue
-        missing = unprojected(ctx.design, pattern, served.filter.attributes)
+        selected = _selected_outside_key(ctx.design, pattern)
+        missing = unprojected(ctx.design, pattern, selected)
         if missing:
-            index = served.index
             yield Hit(
-                pattern_path(pattern.name, "served", "filter"),
-                f"pattern {pattern.name}: filter {served.filter.text!r} reads {', '.join(missing)}, which index "
-                f"{index} does not project: every item fails the filter and the query returns nothing",
+                pattern_path(pattern.name, "means", "where"),
+                f"pattern {pattern.name} selects on {', '.join(missing)}, which index {served.index} neither keys "
+                "nor projects: a filter on it would return nothing, and without one the pattern returns "
+                "items its means excludes",
+                fix=f"Project {', '.join(missing)} into {served.index} (or ALL) and filter on it, or key the "
+                "index on it.",
             )
+
+
+def _selected_outside_key(design: Design, pattern: AccessPattern) -> set[str]:
+    """Attributes ``means.where`` selects on that the read key's templates do not hold (a computed
+    key attribute holds the fields of its own template)."""
+    entry = pattern.served.entity_key
+    if pattern.means.where is None or entry is None:
+        return set()
+    entity = design.entities.get(pattern.served.via or (pattern.returns[0] if pattern.returns else ""))
+    keyed = {*entry.pk.fields, *sort_fields(entity, entry.pk)}
+    if entry.sk is not None:
+        keyed |= {*entry.sk.fields, *sort_fields(entity, entry.sk)}
+    return {a for a in pattern.means.where.attributes if a not in keyed}
