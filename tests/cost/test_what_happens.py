@@ -205,3 +205,18 @@ def test_no_volumes_is_said_plainly() -> None:
     assert data["volumes_declared"] is False
     assert summary(data)[0] == NO_VOLUMES
     assert NO_VOLUMES not in summary(build(_design()))
+
+
+def test_a_declared_enum_share_loads_the_busiest_key_value() -> None:
+    # GSI1 is keyed on the status: 1,000 creates a month, 2 WRU per GSI1 entry, on the busiest value.
+    even = estimate(_design(volumes__patterns={}, volumes__entities__User__updates=None))
+    skewed = estimate(
+        _design(
+            volumes__patterns={},
+            volumes__entities__User__updates=None,
+            volumes__entities__User__shares={"status": {"active": 0.9, "blocked": 0.1}},
+        )
+    )
+    per_second = 1000 / (730 * 3600)
+    assert even.targets["users/GSI1"].partition_wcu == pytest.approx(per_second * 2 / 2)  # 2 values
+    assert skewed.targets["users/GSI1"].partition_wcu == pytest.approx(per_second * 2 * 0.9)

@@ -89,6 +89,23 @@ def key_cardinality(entity: Entity, template: KeyTemplate) -> Cardinality:
     return Cardinality("enum", prod(p.values for p in parts if p.values is not None), why)
 
 
+def busiest_share(design: Design, entity: str, template: KeyTemplate) -> float | None:
+    """The share of an entity's items on its busiest key value: the largest declared share of an
+    enum field's values (``volumes ... shares: {status: {new: 0.7, ...}}``) when the key varies by
+    that one field, else 1 / the key's values; None when the cardinality is unknown."""
+    ent = design.entities[entity]
+    card = key_cardinality(ent, template)
+    if card.values is None:
+        return None
+    volume = design.volumes.entities.get(entity)
+    varying = [f for f in template.field_parts if not f.filters]
+    if card.kind == "enum" and volume is not None and len(template.field_parts) == 1 and varying:
+        declared = volume.shares.get(varying[0].name)
+        if isinstance(declared, dict) and declared:
+            return max(float(v) for v in declared.values())
+    return 1.0 / card.values
+
+
 # ------------------------------------------------------------------------------------- selectivity
 
 

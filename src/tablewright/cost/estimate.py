@@ -313,10 +313,10 @@ def key_write_load(design: Design, entity: str, index: str | None) -> float | No
     volume = design.volumes.entities.get(entity)
     if entry is None or volume is None:
         return None
-    card = analysis.key_cardinality(ent, entry.pk)
-    if card.values is None:
+    busiest = analysis.busiest_share(design, entity, entry.pk)
+    if busiest is None:
         return None
     size = index_entry_size(design, entity, index) if index else entity_size(design, entity).typical
     share = analysis.membership(design, entity, index)
     peak = design.volumes.peak_factor
-    return peak * volume.writes_per_second * share * write_units(size) / card.values
+    return peak * volume.writes_per_second * share * write_units(size) * busiest
