@@ -291,6 +291,17 @@ def test_selecting_on_a_field_of_a_computed_key_needs_no_projection() -> None:
     assert "neither keys nor projects" in finding.message and "Project status" in finding.fix
 
 
+def test_the_new_rules_raise_no_false_alarm_on_the_examples() -> None:
+    from pathlib import Path
+
+    from tablewright.lint import lint_file
+
+    root = Path(__file__).resolve().parents[2]
+    for path in sorted(root.glob("examples/*/design.yaml")):
+        found = {f.rule for f in lint_file(path)}
+        assert not found & {"TW003", "TW004", "TW207", "TW307"}, (path, found)
+
+
 # Last, so every case above (they are added beside the behaviour they show) is collected.
 @pytest.mark.parametrize(("rule", "trigger", "quiet"), REVIEW_CASES, ids=[c[0] for c in REVIEW_CASES])
 def test_review_rule_triggers_and_stays_quiet(rule: str, trigger: dict, quiet: dict) -> None:
