@@ -319,4 +319,6 @@ def key_write_load(design: Design, entity: str, index: str | None) -> float | No
     size = index_entry_size(design, entity, index) if index else entity_size(design, entity).typical
     share = analysis.membership(design, entity, index)
     peak = design.volumes.peak_factor
-    return peak * volume.writes_per_second * share * write_units(size) * busiest
+    # A write in TransactWriteItems consumes twice the units on its partition too.
+    factor = 2 if ent.unique or ent.idempotency_key or written_in_transactions(design, entity) else 1
+    return peak * volume.writes_per_second * share * factor * write_units(size) * busiest
