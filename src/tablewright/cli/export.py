@@ -10,9 +10,11 @@ import click
 
 from tablewright.export import FORMATS
 
+from .errors import CommandError
+
 
 @click.command()
-@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True, dir_okay=False))
+@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True))
 @click.option("--to", "fmt", required=True, type=click.Choice(list(FORMATS)), help="Output format.")
 @click.option(
     "--out",
@@ -21,12 +23,22 @@ from tablewright.export import FORMATS
     help="Write to this file (create-table: a folder, one file per request).",
 )
 def export(design_path: str, fmt: str, out: str | None) -> None:
-    """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load or
-    its sample data (generate.py) cannot be exported, 3 when --out cannot be written."""
+    """Export DESIGN (a design file or an example folder) to another format (stdout unless --out).
+    Exit 2 when the design does not load or its sample data (generate.py) cannot be exported, 3 when
+    --out cannot be written."""
     from tablewright.design import load
+    from tablewright.design.files import design_files
     from tablewright.export import export as run_export
+    from tablewright.export import losses
 
+    if Path(design_path).is_dir():
+        found = design_files([design_path])
+        if len(found) != 1:
+            raise CommandError(f"{design_path}: give one design file or example folder (found {len(found)})")
+        design_path = str(found[0])
     design = load(design_path)
+    for warning in losses(design, fmt):
+        click.echo(f"tablewright export: warning: {warning}", err=True)
     if fmt == "create-table" and out:
         # One file per request, ready for `aws dynamodb create-table --cli-input-json file://...`.
         from tablewright.export.create_table import export as requests

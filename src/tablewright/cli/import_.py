@@ -34,9 +34,10 @@ def import_(
     out: str | None,
 ) -> None:
     """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
-    as a commented skeleton to fill in. ``--db`` is opened read-only: importing never writes to it.
-    Exit 2 on an unreadable input, 3 when the endpoint cannot be reached or refuses a call."""
-    from tablewright.imports import import_file, to_yaml
+    as a commented skeleton to fill in. With --out, sample items go to <stem>.generate.py beside it.
+    ``--db`` is opened read-only: importing never writes to it. Exit 2 on an unreadable input, 3 when
+    the endpoint cannot be reached or refuses a call."""
+    from tablewright.imports import read, result
 
     if fmt == "endpoint":
         if source:
@@ -47,17 +48,23 @@ def import_(
         from tablewright.imports.endpoint import import_tables
 
         client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=db is not None)
-        text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
+        imported = result(import_tables(client, list(tables) or None, name or "imported"))
     else:
         if not source or not Path(source).is_file():
             raise click.UsageError(f"--from {fmt} needs an existing FILE")
         try:
-            text = import_file(source, fmt)
+            imported = result(read(source, fmt), name)
         except (ValueError, KeyError) as error:
             raise CommandError(f"{source}: {error}") from None
-        if name:
-            text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
+    for warning in imported.warnings:
+        click.echo(f"tablewright import: warning: {warning}", err=True)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        Path(out).write_text(imported.design, encoding="utf-8")
+        if imported.generator:
+            Path(out).with_name(f"{Path(out).stem}.generate.py").write_text(
+                imported.generator, encoding="utf-8"
+            )
     else:
-        click.echo(text, nl=False)
+        click.echo(imported.design, nl=False)
+        if imported.generator:
+            click.echo("tablewright import: warning: sample items are written only with --out", err=True)

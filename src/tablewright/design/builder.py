@@ -350,20 +350,32 @@ def _conventions(raw: dict[str, Any]) -> Conventions:
 
 
 def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
-    volumes = Volumes(peak_factor=float(raw.get("peak_factor", 1.0)))
+    peak = _guard(issues, ("volumes", "peak_factor"), lambda: float(raw.get("peak_factor", 1.0)))
+    volumes = Volumes(peak_factor=peak if peak is not None else 1.0)
     for name, spec in _dict(raw.get("entities")).items():
         spec, where = _dict(spec), ("volumes", "entities", name)
         volumes.entities[name] = EntityVolume(
-            items=int(spec.get("items", 0)),
+            items=_guard(issues, (*where, "items"), lambda s=spec: int(s.get("items", 0))) or 0,
             item_size=_guard(issues, (*where, "item_size"), lambda s=spec: parse_size(s["item_size"]))
             if "item_size" in spec
             else None,
-            growth_per_month=int(spec.get("growth_per_month", 0)),
+            growth_per_month=_guard(
+                issues, (*where, "growth_per_month"), lambda s=spec: int(s.get("growth_per_month", 0))
+            )
+            or 0,
             writes_per_second=_guard(
                 issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
             )
             or 0.0,
             transactional=spec.get("transactional") is True,
+            updates_per_second=_guard(
+                issues, (*where, "updates"), lambda s=spec: parse_rate(s.get("updates", 0))
+            )
+            or 0.0,
+            update_changes=tuple(spec["update_changes"])
+            if isinstance(spec.get("update_changes"), list)
+            else None,
+            shares=dict(spec["shares"]) if isinstance(spec.get("shares"), dict) else {},
         )
     for name, spec in _dict(raw.get("patterns")).items():
         spec, where = _dict(spec), ("volumes", "patterns", name)

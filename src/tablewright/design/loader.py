@@ -32,7 +32,21 @@ def schema() -> dict[str, Any]:
 def load(path: str | FilePath) -> Design:
     """Load a design file; raises ``DesignError`` listing every problem."""
     file = FilePath(path)
-    return loads(file.read_text(encoding="utf-8"), str(file))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:  # a binary or otherwise non-UTF-8 file is not a design
+        raise DesignError(
+            [
+                Problem(
+                    str(file),
+                    1,
+                    1,
+                    f"not UTF-8 text (byte {exc.start}): not a design file",
+                    "give a YAML file",
+                )
+            ]
+        ) from None
+    return loads(text, str(file))
 
 
 def loads(text: str, file: str = "<design>") -> Design:
