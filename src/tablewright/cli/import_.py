@@ -1,5 +1,6 @@
 """``tablewright import FILE --from FORMAT``: a design file from a NoSQL Workbench model, a
-CloudFormation template, or (``--from endpoint``) the tables of a live endpoint."""
+CloudFormation or SAM template, a Serverless Framework file, Terraform (a file or a folder), or
+(``--from endpoint``) the tables of a live endpoint."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from pathlib import Path
 
 import click
 
-_FORMATS = ["nosql-workbench", "cloudformation", "endpoint"]
+from tablewright.imports import FORMATS
+
+_FORMATS = [*FORMATS, "endpoint"]
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tablewright import: error: {message}", err=True)
+    sys.exit(2)
 
 
 @click.command(name="import")
-@click.argument("source", metavar="FILE", required=False, type=click.Path(dir_okay=False))
+@click.argument("source", metavar="FILE", required=False, type=click.Path())
 @click.option(
     "--from", "fmt", required=True, type=click.Choice(_FORMATS), help="What FILE is (endpoint: no FILE)."
 )
@@ -33,8 +41,9 @@ def import_(
     out: str | None,
 ) -> None:
     """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
-    as a commented skeleton to fill in. Exit 2 on an unreadable input."""
-    from tablewright.imports import import_file, to_yaml
+    as a commented skeleton to fill in. What the source declares and the design cannot hold is
+    listed on stderr and as a comment in the design. Exit 2 on an unreadable input."""
+    from tablewright.imports import read, to_yaml
 
     try:
         if fmt == "endpoint":
@@ -44,16 +53,23 @@ def import_(
             from tablewright.imports.endpoint import import_tables
 
             client = tablewright.connect(db, endpoint_url=endpoint_url)
-            text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
+            imported = import_tables(client, list(tables) or None, name or "imported")
         else:
-            if not source or not Path(source).is_file():
-                raise click.UsageError(f"--from {fmt} needs an existing FILE")
-            text = import_file(source, fmt)
+            if not source:
+                raise click.UsageError(f"--from {fmt} needs a FILE")
+            path = Path(source)
+            if not path.exists():
+                _fail(f"{source}: no such file")
+            if path.is_dir() and fmt != "terraform":
+                _fail(f"{source}: a folder (only --from terraform reads a folder of .tf files)")
+            imported = read(path, fmt)
             if name:
-                text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
+                imported.name = name
     except (ValueError, KeyError, OSError) as error:
-        click.echo(f"error: {source or endpoint_url}: {error}", err=True)
-        sys.exit(2)
+        _fail(str(error) if fmt != "endpoint" else f"{endpoint_url or db}: {error}")
+    for note in imported.notes:
+        click.echo(f"tablewright import: not carried: {note}", err=True)
+    text = to_yaml(imported)
     if out:
         Path(out).write_text(text, encoding="utf-8")
     else:

@@ -96,21 +96,25 @@ def _table_reference(name: str, attribute: str) -> Expression:
 
 # Settings the provider keeps in resources of their own: resource type -> (arguments or None).
 COMPANIONS: dict[str, Callable[[str, Calls], dict[str, Any] | None]] = {
-    "aws_dynamodb_contributor_insights": lambda name, c: {"table_name": _table_reference(name, "name")}
-    if "UpdateContributorInsights" in c
-    else None,
-    "aws_dynamodb_kinesis_streaming_destination": lambda name, c: {
-        "stream_arn": c["EnableKinesisStreamingDestination"]["StreamArn"],
-        "table_name": _table_reference(name, "name"),
-    }
-    if "EnableKinesisStreamingDestination" in c
-    else None,
-    "aws_dynamodb_resource_policy": lambda name, c: {
-        "resource_arn": _table_reference(name, "arn"),
-        "policy": Expression(f"jsonencode({_create(c)['ResourcePolicy']})"),
-    }
-    if "ResourcePolicy" in _create(c)
-    else None,
+    "aws_dynamodb_contributor_insights": lambda name, c: (
+        {"table_name": _table_reference(name, "name")} if "UpdateContributorInsights" in c else None
+    ),
+    "aws_dynamodb_kinesis_streaming_destination": lambda name, c: (
+        {
+            "stream_arn": c["EnableKinesisStreamingDestination"]["StreamArn"],
+            "table_name": _table_reference(name, "name"),
+        }
+        if "EnableKinesisStreamingDestination" in c
+        else None
+    ),
+    "aws_dynamodb_resource_policy": lambda name, c: (
+        {
+            "resource_arn": _table_reference(name, "arn"),
+            "policy": Expression(f"jsonencode({_create(c)['ResourcePolicy']})"),
+        }
+        if "ResourcePolicy" in _create(c)
+        else None
+    ),
 }
 
 

@@ -37,6 +37,8 @@ class ImportedTable:
     ttl: str | None = None
     pitr: bool = False
     entities: list[EntitySketch] = field(default_factory=list)
+    # Design keys written as they are (encryption, tags, name_from...: see export/settings.py).
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -46,6 +48,8 @@ class Imported:
     name: str
     tables: list[ImportedTable]
     source: str = ""
+    # What the source declares and the design cannot hold: written as comments (and told on stderr).
+    notes: list[str] = field(default_factory=list)
 
 
 def logical_name(physical: str) -> str:
@@ -111,6 +115,7 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
     out["table_class"] = create.get("TableClass", "STANDARD")
     if table.pitr:
         out["pitr"] = True
+    out.update(table.settings)
     indexes = {
         i["IndexName"]: _index(i, definitions, kind, billing)
         for field_name, kind in (("GlobalSecondaryIndexes", "global"), ("LocalSecondaryIndexes", "local"))
@@ -153,6 +158,15 @@ def _dump(data: Any, indent: int) -> str:
     return "".join(" " * indent + line + "\n" for line in text.splitlines())
 
 
+def notes_comment(notes: list[str]) -> list[str]:
+    """Comment lines listing what the source declares that this design does not carry."""
+    if not notes:
+        return []
+    return ["#", "# Not carried into this design (declared in the source; redo it after export):"] + [
+        f"#   - {note}" for note in notes
+    ]
+
+
 def to_yaml(imported: Imported) -> str:
     """The design file text: tables complete, entities and patterns as a commented skeleton."""
     tables = {}
@@ -166,6 +180,7 @@ def to_yaml(imported: Imported) -> str:
         f"# Imported by `tablewright import` from {imported.source or 'a model'}.",
         "# Tables and indexes are complete. Entities and access patterns are a skeleton: fill in the",
         "# TODOs, then run `tablewright check` on this file.",
+        *notes_comment(imported.notes),
         "version: 1",
         _dump({"name": imported.name}, 0).rstrip(),
         "description: TODO describe what this design stores and for whom",
