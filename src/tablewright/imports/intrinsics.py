@@ -36,6 +36,8 @@ def describe(expression: Any) -> str:
     """A short, readable form of an expression: ``!Sub 'orders-${Env}'``, ``!Ref Env``."""
     if isinstance(expression, dict) and len(expression) == 1:
         ((name, args),) = expression.items()
+        if name == "Serverless::Variable":
+            return str(args[0])
         short = "!" + (name.removeprefix("Fn::") if name.startswith("Fn::") else name)
         if name in FUNCTIONS or name.startswith("Fn::"):
             if isinstance(args, str):

@@ -21,6 +21,7 @@ from .writer import Imported
 _VARIABLE = re.compile(r"\$\{([^${}]*)\}")  # innermost first
 _SOURCE = re.compile(r"^\s*([A-Za-z][\w]*)(?::(?!:)|\()")  # self:..., file(...); not AWS::Region
 _MAX_DEPTH = 20
+_LITERALS = {"true": True, "false": False, "null": None}
 
 
 class _Unresolved(Exception):
@@ -66,7 +67,13 @@ class _Resolver:
         target = self.folder / match.group(1).strip("'\"")
         if not target.is_file():
             raise _Unresolved(f"{variable}: {target} does not exist")
-        return self._path(cloudformation.read_document(target), match.group(2), variable)
+        value: Any = cloudformation.read_document(target)
+        for part in filter(None, match.group(2).strip().split(".")):
+            if not isinstance(value, dict) or part not in value:
+                raise _Unresolved(f"{variable}: {target.name} has no {match.group(2).strip()}")
+            value = value[part]
+        # The file's own variables: resolved like the main file's (kept as markers when undecided).
+        return _Resolver(self.document, target.parent).value(value)
 
     def lookup(self, expression: str, variable: str) -> Any:
         """One reference (``self:custom.x``, a quoted literal, a number) or ``_Unresolved``."""
@@ -75,6 +82,8 @@ class _Resolver:
             return text[1:-1]
         if re.fullmatch(r"-?\d+", text):
             return int(text)
+        if text in _LITERALS:
+            return _LITERALS[text]
         match = _SOURCE.match(text)
         if not match:
             raise _Unresolved(f"{variable}: {text!r} is not a variable source")
@@ -163,6 +172,9 @@ def _cloudformation_part(resources: Any) -> dict[str, Any]:
     fragments = resources if isinstance(resources, list) else [resources]
     body: dict[str, Any] = {}
     for fragment in fragments:
+        if isinstance(fragment, dict) and "Serverless::Variable" in fragment:
+            variable, reason = fragment["Serverless::Variable"]
+            raise ValueError(f"resources: cannot read {variable}: {reason}")
         for section, content in (fragment or {}).items() if isinstance(fragment, dict) else ():
             if isinstance(content, dict):
                 body.setdefault(section, {}).update(content)
@@ -180,7 +192,10 @@ def _found(document: dict[str, Any], body: dict[str, Any]) -> str:
 def import_document(document: dict[str, Any], path: Path) -> Imported:
     """Every DynamoDB table under a Serverless file's ``resources``."""
     resolved = _Resolver(document, path.parent).value(document)
-    body = _cloudformation_part(resolved.get("resources"))
+    try:
+        body = _cloudformation_part(resolved.get("resources"))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     resources = body.get("Resources") or {}
     if not any(
         isinstance(r, dict) and r.get("Type") in cloudformation.TABLE_TYPES for r in resources.values()

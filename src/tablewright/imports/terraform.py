@@ -274,6 +274,16 @@ def _link(expression: Tree, tables: dict[str, str]) -> str | None:
     return next((label for label, name in tables.items() if name == literal), None)
 
 
+def _argument(block: Block, name: str, scope: Scope) -> Any:
+    """An argument's value; ``Unresolved`` names the whole argument and what stopped it."""
+    try:
+        return evaluate(block.arguments[name], scope)
+    except Unresolved as error:
+        raise Unresolved(
+            f"{name} = {text_of(block.arguments[name])}", f"{error.reason}: {error.expression}"
+        ) from None
+
+
 def _companions(
     blocks: list[Block], tables: dict[str, ImportedTable], scope: Scope, notes: list[str]
 ) -> None:
@@ -289,7 +299,7 @@ def _companions(
             if kind == "aws_dynamodb_contributor_insights" and owner and "index_name" not in block.arguments:
                 owner.settings["contributor_insights"] = True
             elif kind == "aws_dynamodb_kinesis_streaming_destination" and owner:
-                owner.settings["kinesis_stream"] = evaluate(block.arguments["stream_arn"], scope)
+                owner.settings["kinesis_stream"] = _argument(block, "stream_arn", scope)
             elif kind == "aws_dynamodb_resource_policy" and owner:
                 owner.settings.update(
                     design_values(
@@ -301,38 +311,48 @@ def _companions(
                 if note:
                     notes.append(note)
         except Unresolved as error:
-            notes.append(f"{kind}.{label} is not carried: cannot evaluate {error}")
+            notes.append(f"{kind}.{label} is not carried: {error}")
 
 
 def _quiet(block: Block, name: str, scope: Scope) -> Any:
+    """An argument's value, or its text when only apply decides it (for a note)."""
     try:
         return evaluate(block.arguments[name], scope) if name in block.arguments else None
-    except Unresolved as error:
-        return error.expression
+    except Unresolved:
+        return text_of(block.arguments[name])
 
 
-REPORTED: dict[str, Callable[[str, Block, Scope], str | None]] = {
-    "aws_appautoscaling_target": lambda label, block, scope: (
-        f"auto-scaling target {label}: "
-        f"{_quiet(block, 'scalable_dimension', scope)} {_quiet(block, 'min_capacity', scope)}.."
-        f"{_quiet(block, 'max_capacity', scope)} units"
-        if _quiet(block, "service_namespace", scope) == "dynamodb"
+def _scaling_target(label: str, block: Block, scope: Scope) -> str | None:
+    if _quiet(block, "service_namespace", scope) != "dynamodb":
+        return None
+    dimension, low, high = (
+        _quiet(block, n, scope) for n in ("scalable_dimension", "min_capacity", "max_capacity")
+    )
+    return f"auto-scaling target {label}: {dimension} {low}..{high} units"
+
+
+def _scaling_policy(label: str, block: Block, scope: Scope) -> str | None:
+    about = f"{_quiet(block, 'service_namespace', scope)} {_quiet(block, 'name', scope)}"
+    return (
+        f"auto-scaling policy {label}: {_quiet(block, 'policy_type', scope)}"
+        if "dynamodb" in about.lower()
         else None
-    ),
-    "aws_appautoscaling_policy": lambda label, block, scope: (
-        f"auto-scaling policy {label}" if _quiet(block, "service_namespace", scope) == "dynamodb" else None
-    ),
-    "aws_dynamodb_table_replica": lambda label, block, scope: f"table replica {label} (a global table)",
-    "aws_dynamodb_global_table": lambda label, block, scope: f"global table {label}: not imported",
-    "aws_dynamodb_contributor_insights": lambda label, block, scope: (
+    )
+
+
+# Resource type -> a note for a resource around the tables the design does not carry (None: unrelated).
+REPORTED: dict[str, Callable[[str, Block, Scope], str | None]] = {
+    "aws_appautoscaling_target": _scaling_target,
+    "aws_appautoscaling_policy": _scaling_policy,
+    "aws_dynamodb_table_replica": lambda label, _, __: f"table replica {label} (a global table)",
+    "aws_dynamodb_global_table": lambda label, _, __: f"global table {label}: not imported",
+    "aws_dynamodb_contributor_insights": lambda label, _, __: (
         f"contributor insights {label} (of an index, or of a table not found here)"
     ),
-    "aws_dynamodb_kinesis_streaming_destination": lambda label, block, scope: (
+    "aws_dynamodb_kinesis_streaming_destination": lambda label, _, __: (
         f"Kinesis destination {label} of a table not found here"
     ),
-    "aws_dynamodb_resource_policy": lambda label, block, scope: (
-        f"resource policy {label} of a table not found here"
-    ),
+    "aws_dynamodb_resource_policy": lambda label, _, __: f"resource policy {label} of a table not found here",
 }
 
 
