@@ -89,6 +89,7 @@ FIELDS: tuple[Field, ...] = (
     ),
 )
 RESOURCE_TYPE = "AWS::DynamoDB::Table"
+METADATA = "Tablewright"  # the resource Metadata key of what a template cannot say otherwise
 
 
 def logical_id(name: str) -> str:
@@ -116,6 +117,10 @@ def template(design: Design) -> dict[str, Any]:
     for name, table in design.tables.items():
         resource_id = logical_id(name)
         resources[resource_id] = {"Type": RESOURCE_TYPE, "Properties": properties(requests(table))}
+        if table.name_from:  # kept for the next import (CloudFormation ignores resource Metadata)
+            # ${!...}: CloudFormation's escape, so no tool reads the text as a substitution.
+            name_from = table.name_from.replace("${", "${!")
+            resources[resource_id]["Metadata"] = {METADATA: {"NameFrom": name_from}}
         outputs[f"{resource_id}Name"] = {"Value": {"Ref": resource_id}}
         outputs[f"{resource_id}Arn"] = {"Value": {"Fn::GetAtt": [resource_id, "Arn"]}}
     body: dict[str, Any] = {"AWSTemplateFormatVersion": "2010-09-09"}

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..export.cloudformation import FIELDS, RESOURCE_TYPE
+from ..export.cloudformation import FIELDS, METADATA, RESOURCE_TYPE
 from ..export.settings import design_values
 from . import foreach, sam
 from .intrinsics import Template, Undecidable, describe, resolve
@@ -209,7 +209,11 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
             if not _included(rid, resource, template, notes):
                 continue
             props = TABLE_TYPES[resource["Type"]](resource.get("Properties") or {}, template, body)
-            tables.append(table_from_properties(rid, decide(rid, props, template, notes)))
+            table = table_from_properties(rid, decide(rid, props, template, notes))
+            name_from = ((resource.get("Metadata") or {}).get(METADATA) or {}).get("NameFrom")
+            if name_from:  # written by our own export, with ${ escaped as ${!
+                table.settings["name_from"] = str(name_from).replace("${!", "${")
+            tables.append(table)
     except Undecidable as error:
         raise ValueError(f"{path}: cannot decide {error}") from None
     except (ValueError, KeyError, TypeError, IndexError) as error:

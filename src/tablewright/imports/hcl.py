@@ -54,6 +54,7 @@ class Block:
     arguments: dict[str, Tree] = field(default_factory=dict)
     blocks: list[Block] = field(default_factory=list)
     file: str = ""
+    comments: list[str] = field(default_factory=list)
 
 
 def parse_file(path: Path) -> Tree:
@@ -96,6 +97,13 @@ def read_blocks(body: Tree, file: str = "") -> list[Block]:
                     key, _, expression = child.children
                     block.arguments[_name(key)] = expression
             block.blocks = read_blocks(inner, file)
+            block.comments = [
+                str(token).strip()
+                for line in inner.children
+                if isinstance(line, Tree) and line.data == "new_line_or_comment"
+                for token in line.children
+                if str(token).strip()
+            ]
             blocks.append(block)
     return blocks
 

@@ -21,6 +21,7 @@ from typing import Any
 from lark import Tree
 
 from ..export.settings import design_values
+from ..export.terraform import NAME_FROM_COMMENT
 from .hcl import (
     NO_DEFAULT,
     Block,
@@ -199,6 +200,9 @@ class _Table:
         return out
 
     def read(self) -> ImportedTable:
+        for comment in self.block.comments:  # written by our own export for a deploy-time name
+            if comment.startswith(NAME_FROM_COMMENT):
+                self.settings["name_from"] = comment.removeprefix(NAME_FROM_COMMENT).strip()
         for name, expression in self.block.arguments.items():
             if name in META:
                 continue
