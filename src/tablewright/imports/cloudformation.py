@@ -15,6 +15,7 @@ by ``serverless``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,15 +69,21 @@ def read_document(path: Path) -> dict[str, Any]:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ValueError(f"{path}: not valid YAML: {problem}{where}{_hint(path)}") from None
+        raise ValueError(f"{path}: not valid YAML: {problem}{where}{_hint(path, text)}") from None
     if not isinstance(body, dict):
         kind = _KINDS.get(type(body), "nothing" if body is None else type(body).__name__)
-        raise ValueError(f"{path}: not a template: the file holds {kind}, not a mapping{_hint(path)}")
+        raise ValueError(f"{path}: not a template: the file holds {kind}, not a mapping{_hint(path, text)}")
     return body
 
 
-def _hint(path: Path) -> str:
-    return " (a .tf file is Terraform: use --from terraform)" if path.suffix in (".tf", ".hcl") else ""
+_HCL_START = re.compile(r"\s*(resource|variable|provider|terraform|module|locals|data|output)\s+[\"{]")
+
+
+def _hint(path: Path, text: str = "") -> str:
+    """A pointer to ``--from terraform`` for what looks like HCL."""
+    if path.suffix in (".tf", ".hcl") or _HCL_START.match(text):
+        return " (it looks like Terraform: use --from terraform)"
+    return ""
 
 
 read_template = read_document
