@@ -25,7 +25,7 @@ import yaml
 from ..export.cloudformation import FIELDS, METADATA, RESOURCE_TYPE
 from ..export.settings import design_values
 from . import foreach, sam
-from .intrinsics import Template, Undecidable, describe, resolve
+from .intrinsics import NO_VALUE, Template, Undecidable, describe, resolve
 from .reports import related_resource_notes
 from .writer import Imported, ImportedTable
 
@@ -131,7 +131,9 @@ def _resolve_tags(tags: Any, template: Template, notes: list[str], rid: str) -> 
     kept = []
     for tag in resolve(tags, template) if not isinstance(tags, list) else tags:
         try:
-            kept.append(resolve(tag, template))
+            value = resolve(tag, template)
+            if value is not NO_VALUE:  # !If [Cond, {Key: ..}, !Ref AWS::NoValue]
+                kept.append(value)
         except Undecidable as error:
             notes.append(f"table {rid}: tag {tag.get('Key')!r} = {error}")
     return kept

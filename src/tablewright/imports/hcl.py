@@ -22,6 +22,8 @@ import hcl2
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
+from .hcl_functions import FUNCTIONS, as_text
+
 
 class Unresolved(ValueError):
     """An expression only ``terraform apply`` (or a -var) decides; ``expression`` is its text."""
@@ -217,18 +219,10 @@ def _string(node: Tree, scope: Scope) -> Any:
                 text[1:] if part.type in ("ESCAPED_INTERPOLATION", "ESCAPED_DIRECTIVE") else _unescape(text)
             )
         elif part.data == "interpolation":
-            out.append(_text(evaluate(_trees(part)[0], scope)))
+            out.append(as_text(evaluate(_trees(part)[0], scope)))
         else:
             raise Unresolved(node, "template directives are not evaluated")
     return "".join(out)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        raise ValueError(f"cannot interpolate {json.dumps(value)} into a string")
-    return str(value)
 
 
 def _heredoc(node: Tree, _: Scope) -> str:
@@ -250,7 +244,7 @@ def _object(node: Tree, scope: Scope) -> dict[str, Any]:
         key_expression = _trees(key_node)[0] if _trees(key_node) else key_node
         inner = _trees(key_expression)
         bare = key_expression.data == "expr_term" and len(inner) == 1 and inner[0].data == "identifier"
-        key = str(inner[0].children[0]) if bare else _text(evaluate(key_expression, scope))
+        key = str(inner[0].children[0]) if bare else as_text(evaluate(key_expression, scope))
         out[key] = evaluate(value_node, scope)
     return out
 
@@ -335,7 +329,7 @@ def _for(node: Tree, scope: Scope) -> Any:
         if node.data == "for_tuple_expr":
             tuples.append(evaluate(parts[0], inner))
         else:
-            objects[_text(evaluate(parts[0], inner))] = evaluate(parts[1], inner)
+            objects[as_text(evaluate(parts[0], inner))] = evaluate(parts[1], inner)
     return tuples if node.data == "for_tuple_expr" else objects
 
 
@@ -377,44 +371,6 @@ EVALUATORS: dict[str, Callable[[Tree, Scope], Any]] = {
     "attr_splat_expr_term": _unsupported("splat expressions are not evaluated at import"),
     "full_splat_expr_term": _unsupported("splat expressions are not evaluated at import"),
     "template_string": _unsupported("template strings are not evaluated at import"),
-}
-
-
-def _merge(*maps: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for m in maps for k, v in (m or {}).items()}
-
-
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "lookup": lambda m, key, *default: m[key] if key in m or not default else default[0],
-    "merge": _merge,
-    "concat": lambda *lists: [item for items in lists for item in items],
-    "format": lambda spec, *args: spec.replace("%s", "{}").replace("%d", "{}").format(*args),
-    "lower": str.lower,
-    "upper": str.upper,
-    "title": str.title,
-    "trimspace": str.strip,
-    "replace": lambda text, old, new: str(text).replace(old, new),
-    "join": lambda sep, items: str(sep).join(map(_text, items)),
-    "split": lambda sep, text: str(text).split(sep),
-    "tostring": _text,
-    "tonumber": lambda value: json.loads(str(value)),
-    "tobool": lambda value: value if isinstance(value, bool) else str(value) == "true",
-    "tomap": dict,
-    "tolist": list,
-    "toset": lambda items: list(dict.fromkeys(items)),
-    "length": len,
-    "keys": lambda m: sorted(m),
-    "values": lambda m: [m[k] for k in sorted(m)],
-    "element": lambda items, index: items[int(index) % len(items)],
-    "contains": lambda items, value: value in items,
-    "coalesce": lambda *values: next(v for v in values if v not in (None, "")),
-    "flatten": lambda items: [x for i in items for x in (i if isinstance(i, list) else [i])],
-    "distinct": lambda items: list(dict.fromkeys(items)),
-    "zipmap": lambda names, values: dict(zip(names, values)),
-    "min": min,
-    "max": max,
-    "jsonencode": lambda value: json.dumps(value, separators=(",", ":")),
-    "jsondecode": json.loads,
 }
 
 

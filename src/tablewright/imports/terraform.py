@@ -13,7 +13,6 @@ or block type -> how it fills the DynamoDB API requests the writer reads.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from .hcl import (
     text_of,
     top_level_attributes,
 )
+from .terraform_resources import join_companions
 from .writer import Imported, ImportedTable
 
 TABLE = "aws_dynamodb_table"
@@ -268,98 +268,6 @@ def _variables(blocks: list[Block], folder: Path, scope: Scope) -> None:
                 scope.variables[name] = evaluate(expression, scope)
 
 
-def _link(expression: Tree, tables: dict[str, str]) -> str | None:
-    """The table label a companion resource's ``table_name``/``resource_arn`` refers to."""
-    text = text_of(expression)
-    match = re.search(r"aws_dynamodb_table\.([\w-]+)", text)
-    if match:
-        return match.group(1)
-    literal = text.strip('"')
-    return next((label for label, name in tables.items() if name == literal), None)
-
-
-def _argument(block: Block, name: str, scope: Scope) -> Any:
-    """An argument's value; ``Unresolved`` names the whole argument and what stopped it."""
-    try:
-        return evaluate(block.arguments[name], scope)
-    except Unresolved as error:
-        raise Unresolved(
-            f"{name} = {text_of(block.arguments[name])}", f"{error.reason}: {error.expression}"
-        ) from None
-
-
-def _companions(
-    blocks: list[Block], tables: dict[str, ImportedTable], scope: Scope, notes: list[str]
-) -> None:
-    """Contributor insights, Kinesis destinations and resource policies declared as resources."""
-    names = {label: t.create["TableName"] for label, t in tables.items()}
-    for block in blocks:
-        if block.type != "resource" or len(block.labels) != 2:
-            continue
-        kind, label = block.labels
-        reference = block.arguments.get("table_name") or block.arguments.get("resource_arn")
-        owner = tables.get(_link(reference, names) or "") if reference is not None else None
-        try:
-            if kind == "aws_dynamodb_contributor_insights" and owner and "index_name" not in block.arguments:
-                owner.settings["contributor_insights"] = True
-            elif kind == "aws_dynamodb_kinesis_streaming_destination" and owner:
-                owner.settings["kinesis_stream"] = _argument(block, "stream_arn", scope)
-            elif kind == "aws_dynamodb_resource_policy" and owner:
-                owner.settings.update(
-                    design_values(
-                        {"CreateTable": {"ResourcePolicy": evaluate(block.arguments["policy"], scope)}}
-                    )
-                )
-            elif kind in REPORTED:
-                note = REPORTED[kind](label, block, scope)
-                if note:
-                    notes.append(note)
-        except Unresolved as error:
-            notes.append(f"{kind}.{label} is not carried: {error}")
-
-
-def _quiet(block: Block, name: str, scope: Scope) -> Any:
-    """An argument's value, or its text when only apply decides it (for a note)."""
-    try:
-        return evaluate(block.arguments[name], scope) if name in block.arguments else None
-    except Unresolved:
-        return text_of(block.arguments[name])
-
-
-def _scaling_target(label: str, block: Block, scope: Scope) -> str | None:
-    if _quiet(block, "service_namespace", scope) != "dynamodb":
-        return None
-    dimension, low, high = (
-        _quiet(block, n, scope) for n in ("scalable_dimension", "min_capacity", "max_capacity")
-    )
-    return f"auto-scaling target {label}: {dimension} {low}..{high} units"
-
-
-def _scaling_policy(label: str, block: Block, scope: Scope) -> str | None:
-    about = f"{_quiet(block, 'service_namespace', scope)} {_quiet(block, 'name', scope)}"
-    return (
-        f"auto-scaling policy {label}: {_quiet(block, 'policy_type', scope)}"
-        if "dynamodb" in about.lower()
-        else None
-    )
-
-
-# Resource type -> a note for a resource around the tables the design does not carry (None: unrelated).
-REPORTED: dict[str, Callable[[str, Block, Scope], str | None]] = {
-    "aws_appautoscaling_target": _scaling_target,
-    "aws_appautoscaling_policy": _scaling_policy,
-    "aws_dynamodb_table_replica": lambda label, _, __: f"table replica {label} (a global table)",
-    "aws_dynamodb_global_table": lambda label, _, __: f"global table {label}: not imported",
-    "aws_dynamodb_contributor_insights": lambda label, _, __: (
-        f"contributor insights {label} (of an index, or of a table not found here)"
-    ),
-    "aws_dynamodb_kinesis_streaming_destination": lambda label, _, __: (
-        f"Kinesis destination {label} of a table not found here"
-    ),
-    "aws_dynamodb_resource_policy": lambda label, _, __: f"resource policy {label} of a table not found here",
-}
-
-
 def _instances(label: str, block: Block, scope: Scope) -> list[tuple[str, Scope]]:
     """One (label, scope) per instance of a resource: ``for_each`` and ``count`` expanded."""
     if "for_each" in block.arguments:
@@ -397,6 +305,6 @@ def import_file(path: Path, **_: Any) -> Imported:
         kinds = sorted({" ".join(b.labels[:1]) or b.type for b in blocks if b.type in ("resource", "data")})
         found = f"found {', '.join(kinds)}" if kinds else f"found {len(blocks)} block(s) and no resources"
         raise ValueError(f"{path}: no {TABLE} resource; {found}")
-    _companions(blocks, tables, scope, notes)
+    join_companions(blocks, tables, scope, notes)
     name = path.name if path.is_dir() else path.stem
     return Imported(name=name, tables=list(tables.values()), source=f"the Terraform {path.name}", notes=notes)
