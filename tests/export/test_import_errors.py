@@ -55,6 +55,13 @@ UNREADABLE = [
         "terraform",
         "no aws_dynamodb_table resource; found aws_s3_bucket",
     ),
+    (  # a name DynamoDB refuses: no design that does not load is written
+        "short.tf",
+        'resource "aws_dynamodb_table" "t" {\n  name = "t"\n  hash_key = "id"\n'
+        '  attribute {\n    name = "id"\n    type = "S"\n  }\n}\n',
+        "terraform",
+        "the design it makes would not load: tables/t/name: 't' does not match",
+    ),
     (
         "serverless.yml",
         "service: svc\nprovider: {name: aws}\nfunctions: {hello: {handler: h.main}}\n",
@@ -219,3 +226,39 @@ def test_a_name_decided_at_deploy_time_keeps_the_resource_id_and_records_the_exp
     for fmt in ("cloudformation", "terraform"):  # the export says so rather than rename in silence
         exported = runner.invoke(main, ["export", str(out), "--to", fmt]).output
         assert "named at deploy time in its source, from !Sub '${AWS::StackName}-things'" in exported
+
+
+@pytest.mark.parametrize(
+    ("source", "fmt", "notes"),
+    [
+        (
+            "cfn-unheld.yaml",
+            "cloudformation",
+            [
+                "table T: OnDemandThroughput is not carried",
+                "table T: GlobalSecondaryIndexes[g].ContributorInsightsSpecification is not carried",
+                "table T: StreamSpecification.ResourcePolicy is not carried",
+            ],
+        ),
+        (
+            "terraform-unheld.tf",
+            "terraform",
+            [
+                'table things: global_secondary_index "g": on_demand_throughput is not carried',
+                "table things: point_in_time_recovery: recovery_period_in_days is not carried",
+            ],
+        ),
+    ],
+)
+def test_fields_the_design_cannot_hold_are_listed_on_stderr_and_in_the_design(
+    tmp_path: Path, source: str, fmt: str, notes: list[str]
+) -> None:
+    out = tmp_path / "design.yaml"
+    result = CliRunner().invoke(main, ["import", str(CORPUS / source), "--from", fmt, "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [f"tablewright import: not carried: {note}" for note in notes]
+    comments = [line for line in out.read_text().splitlines() if line.startswith("#   - ")]
+    assert comments == [f"#   - {note}" for note in notes]
+    design = load(out)
+    (table,) = design.tables.values()
+    assert table.indexes["g"].partition_key.name == "g" and table.billing.mode == "on_demand"

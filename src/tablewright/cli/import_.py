@@ -43,7 +43,7 @@ def import_(
     """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
     as a commented skeleton to fill in. What the source declares and the design cannot hold is
     listed on stderr and as a comment in the design. Exit 2 on an unreadable input."""
-    from tablewright.imports import read, to_yaml
+    from tablewright.imports import checked_yaml, read, to_yaml
 
     try:
         if fmt == "endpoint":
@@ -54,6 +54,7 @@ def import_(
 
             client = tablewright.connect(db, endpoint_url=endpoint_url)
             imported = import_tables(client, list(tables) or None, name or "imported")
+            text = to_yaml(imported)
         else:
             if not source:
                 raise click.UsageError(f"--from {fmt} needs a FILE")
@@ -65,11 +66,11 @@ def import_(
             imported = read(path, fmt)
             if name:
                 imported.name = name
+            text = checked_yaml(imported, path)
     except (ValueError, KeyError, OSError) as error:
         _fail(str(error) if fmt != "endpoint" else f"{endpoint_url or db}: {error}")
     for note in imported.notes:
         click.echo(f"tablewright import: not carried: {note}", err=True)
-    text = to_yaml(imported)
     if out:
         Path(out).write_text(text, encoding="utf-8")
     else:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from ..design import DesignError
+from ..design.loader import loads
 from .writer import Imported, to_yaml
 
 # Format -> module exposing ``import_file(path) -> Imported`` (the endpoint format is not a file).
@@ -22,7 +24,20 @@ FORMATS = {
 
 def import_file(path: str | Path, fmt: str) -> str:
     """The design YAML for a model or template file."""
-    return to_yaml(read(path, fmt))
+    return checked_yaml(read(path, fmt), path)
+
+
+def checked_yaml(imported: Imported, source: str | Path) -> str:
+    """The design text, or ``ValueError`` when it would not load (an invalid name in the source...):
+    import never writes a design that does not load."""
+    text = to_yaml(imported)
+    try:
+        loads(text, file="design")
+    except DesignError as error:
+        errors = [p for p in error.problems if p.severity == "error"]
+        where = ", ".join(f"{p.message}" for p in errors[:3])
+        raise ValueError(f"{source}: the design it makes would not load: {where}") from None
+    return text
 
 
 def read(path: str | Path, fmt: str) -> Imported:
@@ -36,4 +51,4 @@ def read(path: str | Path, fmt: str) -> Imported:
     return module.import_file(Path(path))
 
 
-__all__ = ["FORMATS", "Imported", "import_file", "read", "to_yaml"]
+__all__ = ["FORMATS", "Imported", "checked_yaml", "import_file", "read", "to_yaml"]

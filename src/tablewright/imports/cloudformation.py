@@ -144,7 +144,7 @@ def decide(rid: str, props: dict[str, Any], template: Template, notes: list[str]
     decided: dict[str, Any] = {}
     for prop, value in props.items():
         if prop not in _PROPERTIES:
-            notes.append(f"table {rid}: {prop} is not carried (the design has no place for it)")
+            notes.append(f"table {rid}: {prop} is not carried")
             continue
         try:
             if prop == "Tags":
@@ -158,7 +158,42 @@ def decide(rid: str, props: dict[str, Any], template: Template, notes: list[str]
                 notes.append(f"table {rid}: {prop} is not carried: {error}")
             else:
                 raise ValueError(f"table {rid}: property {prop}: cannot decide {error}") from None
+    _note_unheld_fields(rid, decided, notes)
     return _coerce(decided)
+
+
+_THROUGHPUT = {"ReadCapacityUnits", "WriteCapacityUnits"}
+_INDEX = {"IndexName", "KeySchema", "Projection", "ProvisionedThroughput"}
+# Property -> the fields of it the design holds (per item for a list); any other is listed.
+HELD_FIELDS: dict[str, set[str]] = {
+    "ProvisionedThroughput": _THROUGHPUT,
+    "GlobalSecondaryIndexes": _INDEX,
+    "LocalSecondaryIndexes": _INDEX - {"ProvisionedThroughput"},
+    "StreamSpecification": {"StreamViewType"},
+    "TimeToLiveSpecification": {"AttributeName", "Enabled"},
+    "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled"},
+    "SSESpecification": {"SSEEnabled", "SSEType", "KMSMasterKeyId"},
+    "ContributorInsightsSpecification": {"Enabled"},
+    "KinesisStreamSpecification": {"StreamArn"},
+    "ResourcePolicy": {"PolicyDocument"},
+}
+
+
+def _note_unheld_fields(rid: str, decided: dict[str, Any], notes: list[str]) -> None:
+    """List the fields of known properties that the design has no place for (e.g. a GSI's
+    ContributorInsightsSpecification, a stream's ResourcePolicy)."""
+    for prop, held in HELD_FIELDS.items():
+        value = decided.get(prop)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                where = f"{prop}[{item['IndexName']}]" if "IndexName" in item else prop
+                notes += [f"table {rid}: {where}.{key} is not carried" for key in item if key not in held]
+
+
+def stand_in_name(resource_id: str) -> str:
+    """A valid table name (3-255 of ``A-Za-z0-9_.-``) for a resource whose name is not decided."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", resource_id).strip("-") or "table"
+    return name if len(name) >= 3 else f"{name}-table"
 
 
 def table_from_properties(resource_id: str, props: dict[str, Any]) -> ImportedTable:
@@ -169,7 +204,7 @@ def table_from_properties(resource_id: str, props: dict[str, Any]) -> ImportedTa
             calls.setdefault(operation, {})[field] = from_cfn(props[prop])
     create = calls.setdefault("CreateTable", {})
     if not isinstance(create.get("TableName"), str):  # absent, or decided at deploy time
-        create["TableName"] = resource_id
+        create["TableName"] = stand_in_name(resource_id)
     ttl_spec = calls.get("UpdateTimeToLive", {}).get("TimeToLiveSpecification") or {}
     pitr_spec = calls.get("UpdateContinuousBackups", {}).get("PointInTimeRecoverySpecification") or {}
     settings = design_values(calls)

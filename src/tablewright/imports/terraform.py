@@ -21,6 +21,7 @@ from lark import Tree
 
 from ..export.settings import design_values
 from ..export.terraform import NAME_FROM_COMMENT
+from .cloudformation import stand_in_name
 from .hcl import (
     NO_DEFAULT,
     Block,
@@ -151,6 +152,18 @@ BLOCKS: dict[str, Callable[[Calls, dict[str, Any]], None]] = {
 }
 
 
+_INDEX_ARGUMENTS = {"name", "hash_key", "range_key", "projection_type", "non_key_attributes"}
+# Nested block type -> the arguments of it the design holds; any other is listed.
+HELD_ARGUMENTS: dict[str, set[str]] = {
+    "attribute": {"name", "type"},
+    "global_secondary_index": _INDEX_ARGUMENTS | {"read_capacity", "write_capacity"},
+    "local_secondary_index": _INDEX_ARGUMENTS,
+    "ttl": {"attribute_name", "enabled"},
+    "point_in_time_recovery": {"enabled"},
+    "server_side_encryption": {"enabled", "kms_key_arn"},
+}
+
+
 class _Table:
     """One ``aws_dynamodb_table`` being read: errors and notes say which one."""
 
@@ -166,7 +179,7 @@ class _Table:
         except Unresolved as error:
             if where == "name":
                 self.settings["name_from"] = text_of(expression)
-                return self.label
+                return stand_in_name(self.label)
             problem = f"{where} = {text_of(expression)}: {error.reason} ({error.expression})"
             if setting:
                 self.notes.append(f"table {self.label}: {where.split('.')[0]} is not carried: {problem}")
@@ -217,6 +230,7 @@ class _Table:
                 region = self.value("replica.region_name", nested.arguments["region_name"], scope, True)
                 self.notes.append(f"table {self.label}: a global table: replica in {region} is not carried")
             elif nested.type in BLOCKS:
+                self._note_unheld(nested)
                 setting = nested.type in SETTINGS
                 values = self.arguments(nested, scope, nested.type, setting)
                 if values is not None:
@@ -225,9 +239,19 @@ class _Table:
                 self.notes.append(f"table {self.label}: block {nested.type} is not carried")
         return self.table()
 
+    def _note_unheld(self, block: Block) -> None:
+        """List the arguments and blocks inside a known block that the design has no place for."""
+        held = HELD_ARGUMENTS[block.type]
+        where = f"{block.type} {block.arguments.get('name') and text_of(block.arguments['name'])}"
+        where = where.replace(" None", "")
+        for name in [*block.arguments, *(b.type for b in block.blocks)]:
+            if name not in held:
+                self.notes.append(f"table {self.label}: {where}: {name} is not carried")
+                block.arguments.pop(name, None)
+
     def table(self) -> ImportedTable:
         create = self.calls["CreateTable"]
-        create.setdefault("TableName", self.label)
+        create.setdefault("TableName", stand_in_name(self.label))
         create.setdefault("BillingMode", "PROVISIONED")  # the provider's default
         hash_key = next((k for k in create.get("KeySchema", []) if k["KeyType"] == "HASH"), None)
         if hash_key is None:
