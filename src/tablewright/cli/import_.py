@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -14,7 +15,7 @@ from tablewright.imports import FORMATS
 _FORMATS = [*FORMATS, "endpoint"]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"tablewright import: error: {message}", err=True)
     sys.exit(2)
 
