@@ -262,3 +262,32 @@ def test_fields_the_design_cannot_hold_are_listed_on_stderr_and_in_the_design(
     design = load(out)
     (table,) = design.tables.values()
     assert table.indexes["g"].partition_key.name == "g" and table.billing.mode == "on_demand"
+
+
+def test_values_spelled_the_ways_the_tools_accept_them(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "cfn.yaml"
+    result = runner.invoke(
+        main, ["import", str(CORPUS / "odd-spellings.yaml"), "--from", "cloudformation", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.stderr
+    table = load(out).tables["odd_spellings"]
+    assert (table.billing.read, table.billing.write) == (5, 7)  # "05" and a Number default " 7 "
+    assert (table.pitr, table.ttl, table.deletion_protection) == (True, None, True)
+    assert table.partition_key.type == "N"
+
+    out = tmp_path / "tf.yaml"
+    result = runner.invoke(
+        main, ["import", str(CORPUS / "odd-spellings.tf"), "--from", "terraform", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.stderr
+    table = load(out).tables["odd_spellings"]
+    assert (table.billing.read, table.billing.write) == (5, 2)
+    assert (table.stream, table.deletion_protection, table.pitr, table.ttl) == (None, False, True, None)
+
+
+def test_a_value_of_the_wrong_kind_names_the_table_and_argument(tmp_path: Path) -> None:
+    content = (CORPUS / "odd-spellings.tf").read_text().replace('"5"', '"five"')
+    code, stderr, out = _run(tmp_path, "main.tf", content, "terraform")
+    assert code == 2 and not out.exists()
+    assert stderr.strip().endswith("table odd: read_capacity: 'five' is not a whole number")

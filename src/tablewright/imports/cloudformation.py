@@ -121,6 +121,8 @@ def _coerce(value: Any, key: str = "") -> Any:
         return [_coerce(v) for v in value]
     if key in _INTEGERS and isinstance(value, str) and value.strip().isdigit():
         return int(value)
+    if key in _INTEGERS and isinstance(value, float) and value.is_integer():
+        return int(value)
     if key in _BOOLEANS and isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return value

@@ -51,9 +51,29 @@ def _key(kind: str) -> Callable[[Calls, Any], None]:
     return set_key
 
 
+def as_int(value: Any) -> int:
+    """A whole number the way Terraform converts one (``5``, ``"5"``, ``5.0``)."""
+    try:
+        number = float(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not float(number).is_integer():
+        raise ValueError(f"{value!r} is not a whole number")
+    return int(number)
+
+
+def as_bool(value: Any) -> bool:
+    """A boolean the way Terraform converts one (``true``, ``"true"``)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip() in ("true", "false"):
+        return value.strip() == "true"
+    raise ValueError(f"{value!r} is not true or false")
+
+
 def _capacity(field: str) -> Callable[[Calls, Any], None]:
     def set_capacity(calls: Calls, units: Any) -> None:
-        _create(calls).setdefault("ProvisionedThroughput", {})[field] = int(units)
+        _create(calls).setdefault("ProvisionedThroughput", {})[field] = as_int(units)
 
     return set_capacity
 
@@ -70,7 +90,7 @@ def _stream_view(calls: Calls, view: Any) -> None:
 
 
 def _stream_enabled(calls: Calls, enabled: Any) -> None:
-    _create(calls).setdefault("StreamSpecification", {})["StreamEnabled"] = bool(enabled)
+    _create(calls).setdefault("StreamSpecification", {})["StreamEnabled"] = as_bool(enabled)
 
 
 # Argument -> how its value fills the requests. Settings (tags...) may be left out with a note.
@@ -84,7 +104,7 @@ ARGUMENTS: dict[str, Callable[[Calls, Any], None]] = {
     "table_class": _field("TableClass"),
     "stream_enabled": _stream_enabled,
     "stream_view_type": _stream_view,
-    "deletion_protection_enabled": _field("DeletionProtectionEnabled", bool),
+    "deletion_protection_enabled": _field("DeletionProtectionEnabled", as_bool),
     "tags": _field("Tags", lambda tags: [{"Key": k, "Value": str(v)} for k, v in tags.items()]),
 }
 SETTINGS = {"deletion_protection_enabled", "tags", "server_side_encryption"}
@@ -102,8 +122,8 @@ def _index(values: dict[str, Any], local: bool) -> dict[str, Any]:
     index: dict[str, Any] = {"IndexName": values["name"], "KeySchema": schema, "Projection": projection}
     if not local and "read_capacity" in values:
         index["ProvisionedThroughput"] = {
-            "ReadCapacityUnits": int(values["read_capacity"]),
-            "WriteCapacityUnits": int(values.get("write_capacity", values["read_capacity"])),
+            "ReadCapacityUnits": as_int(values["read_capacity"]),
+            "WriteCapacityUnits": as_int(values.get("write_capacity", values["read_capacity"])),
         }
     return index
 
@@ -115,21 +135,21 @@ def _lsi(calls: Calls, values: dict[str, Any]) -> None:
 
 
 def _sse(calls: Calls, values: dict[str, Any]) -> None:
-    spec = {"Enabled": bool(values.get("enabled")), "SSEType": "KMS"}
+    spec = {"Enabled": as_bool(values.get("enabled", False)), "SSEType": "KMS"}
     if values.get("kms_key_arn"):
         spec["KMSMasterKeyId"] = values["kms_key_arn"]
     _create(calls)["SSESpecification"] = spec
 
 
 def _ttl(calls: Calls, values: dict[str, Any]) -> None:
-    if values.get("enabled", True) and values.get("attribute_name"):
+    if as_bool(values.get("enabled", True)) and values.get("attribute_name"):
         calls["UpdateTimeToLive"] = {
             "TimeToLiveSpecification": {"Enabled": True, "AttributeName": values["attribute_name"]}
         }
 
 
 def _pitr(calls: Calls, values: dict[str, Any]) -> None:
-    if values.get("enabled"):
+    if as_bool(values.get("enabled", False)):
         calls["UpdateContinuousBackups"] = {
             "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}
         }
@@ -224,7 +244,7 @@ class _Table:
                 continue
             value = self.value(name, expression, self.scope, name in SETTINGS)
             if value is not None:
-                ARGUMENTS[name](self.calls, value)
+                self.apply(name, ARGUMENTS[name], value)
         for nested, scope in self.expanded(self.block):
             if nested.type == "replica":
                 region = self.value("replica.region_name", nested.arguments["region_name"], scope, True)
@@ -234,10 +254,19 @@ class _Table:
                 setting = nested.type in SETTINGS
                 values = self.arguments(nested, scope, nested.type, setting)
                 if values is not None:
-                    BLOCKS[nested.type](self.calls, values)
+                    self.apply(nested.type, BLOCKS[nested.type], values)
             elif nested.type not in META:
                 self.notes.append(f"table {self.label}: block {nested.type} is not carried")
         return self.table()
+
+    def apply(self, where: str, fill: Callable[[Calls, Any], None], value: Any) -> None:
+        """Fill the requests from one argument or block; a wrong value names the table and where."""
+        try:
+            fill(self.calls, value)
+        except KeyError as error:
+            raise ValueError(f"{self.block.file}: table {self.label}: {where}: missing {error}") from None
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{self.block.file}: table {self.label}: {where}: {error}") from None
 
     def _note_unheld(self, block: Block) -> None:
         """List the arguments and blocks inside a known block that the design has no place for."""
