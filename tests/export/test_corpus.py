@@ -315,6 +315,31 @@ CASES: list[tuple[str, str, dict[str, dict[str, Any]], list[str]]] = [
         },
         ["aws_dynamodb_kinesis_streaming_destination.this is not carried: stream_arn = aws_kinesis_stream"],
     ),
+    (
+        "terraform-module.tf",
+        "terraform",
+        {
+            "carts-dev": {  # module terraform-aws-modules/dynamodb-table: on demand by default
+                "TableName": "carts-dev",
+                "AttributeDefinitions": attrs("cart_id:S", "line:N", "customer:S"),
+                "KeySchema": keys("cart_id", "line"),
+                **ON_DEMAND,
+                "GlobalSecondaryIndexes": [
+                    {
+                        "IndexName": "by-customer",
+                        "KeySchema": keys("customer"),
+                        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["total"]},
+                    }
+                ],
+                "TimeToLiveSpecification": {"AttributeName": "expires", "Enabled": True},
+                "SSESpecification": AWS_MANAGED_KEY,
+                "DeletionProtectionEnabled": True,
+                "Tags": tags(Terraform="true", Environment="dev"),
+                # point_in_time_recovery_enabled = var.env == "prod" is false: absent
+            }
+        },
+        ["table dynamodb_table: module input replica_regions is not carried"],
+    ),
 ]
 IDS = [case[0].split("/")[0] for case in CASES]
 NAME_FROM = {

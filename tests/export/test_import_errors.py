@@ -53,7 +53,7 @@ UNREADABLE = [
         "nothing.tf",
         'resource "aws_s3_bucket" "b" {}\n',
         "terraform",
-        "no aws_dynamodb_table resource; found aws_s3_bucket",
+        "no aws_dynamodb_table resource (nor a dynamodb-table module); found resource aws_s3_bucket",
     ),
     (  # a name DynamoDB refuses: no design that does not load is written
         "short.tf",

@@ -200,7 +200,21 @@ def _root(node: Tree, scope: Scope) -> Any:
         return _Namespace("local", scope.local, scope.locals)
     if name in scope.names:
         return scope.names[name]
-    raise Unresolved(node, f"{name} is known only after terraform apply")
+    raise Unresolved(
+        node, _UNKNOWN_ROOTS.get(name, f"{name} is a resource, known only after terraform apply")
+    )
+
+
+# Names an expression can start with that only terraform plan or apply decides.
+_UNKNOWN_ROOTS = {
+    "data": "a data source, read by terraform plan",
+    "module": "a module output, known only after terraform apply",
+    "terraform": "the workspace, chosen when terraform runs",
+    "path": "a path on the machine that runs terraform",
+    "each": "each.* outside a for_each resource",
+    "count": "count.* outside a count resource",
+    "self": "self.* outside a provisioner",
+}
 
 
 def _unescape(text: str) -> str:

@@ -21,6 +21,7 @@ from lark import Tree
 
 from ..export.settings import design_values
 from ..export.terraform import NAME_FROM_COMMENT
+from . import terraform_modules
 from .cloudformation import stand_in_name
 from .hcl import (
     NO_DEFAULT,
@@ -333,6 +334,14 @@ def _instances(label: str, block: Block, scope: Scope) -> list[tuple[str, Scope]
     return [(label, scope)]
 
 
+def _found(blocks: list[Block]) -> str:
+    """What the files hold instead of a table, for the 'no table' message."""
+    found = sorted({f"resource {b.labels[0]}" for b in blocks if b.type == "resource" and b.labels})
+    found += sorted(f"module {b.labels[0]}" for b in blocks if b.type == "module" and b.labels)
+    found += sorted({f"{b.type} block" for b in blocks if b.type not in ("resource", "module")})
+    return f"found {', '.join(found)}" if found else "found nothing but comments"
+
+
 def import_file(path: Path, **_: Any) -> Imported:
     """Every ``aws_dynamodb_table`` of a ``.tf`` file or a folder of them."""
     files = _files(path)
@@ -347,17 +356,20 @@ def import_file(path: Path, **_: Any) -> Imported:
     notes: list[str] = []
     tables: dict[str, ImportedTable] = {}
     for block in blocks:
-        if block.type == "resource" and block.labels[:1] == [TABLE]:
-            try:
+        try:
+            if terraform_modules.is_table_module(block, scope) and terraform_modules.creates_table(
+                block, scope
+            ):
+                block = terraform_modules.as_table_block(block, scope, notes)  # noqa: PLW2901
+            if block.type == "resource" and block.labels[:1] == [TABLE]:
                 instances = _instances(block.labels[1], block, scope)
-            except Unresolved as error:
-                raise ValueError(f"{block.file}: table {block.labels[1]}: cannot evaluate {error}") from None
-            for label, instance_scope in instances:
-                tables[label] = _Table(label, block, instance_scope, notes).read()
+                for label, instance_scope in instances:
+                    tables[label] = _Table(label, block, instance_scope, notes).read()
+        except Unresolved as error:
+            label = block.labels[-1] if block.labels else block.type
+            raise ValueError(f"{block.file}: table {label}: cannot evaluate {error}") from None
     if not tables:
-        kinds = sorted({" ".join(b.labels[:1]) or b.type for b in blocks if b.type in ("resource", "data")})
-        found = f"found {', '.join(kinds)}" if kinds else f"found {len(blocks)} block(s) and no resources"
-        raise ValueError(f"{path}: no {TABLE} resource; {found}")
+        raise ValueError(f"{path}: no {TABLE} resource (nor a dynamodb-table module); {_found(blocks)}")
     join_companions(blocks, tables, scope, notes)
     name = path.name if path.is_dir() else path.stem
     return Imported(name=name, tables=list(tables.values()), source=f"the Terraform {path.name}", notes=notes)
