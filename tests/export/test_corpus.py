@@ -316,6 +316,38 @@ CASES: list[tuple[str, str, dict[str, dict[str, Any]], list[str]]] = [
         ["aws_dynamodb_kinesis_streaming_destination.this is not carried: stream_arn = aws_kinesis_stream"],
     ),
     (
+        "cfn-global-table.yaml",
+        "cloudformation",
+        {
+            "carts": {  # shared properties + the first replica's; capacity: auto-scaling minimums
+                "TableName": "carts",
+                "AttributeDefinitions": attrs("pk:S", "sk:S", "owner:S"),
+                "KeySchema": keys("pk", "sk"),
+                "BillingMode": "PROVISIONED",
+                "ProvisionedThroughput": capacity(10, 5),
+                "GlobalSecondaryIndexes": [
+                    {
+                        "IndexName": "by-owner",
+                        "KeySchema": keys("owner"),
+                        "Projection": {"ProjectionType": "KEYS_ONLY"},
+                        "ProvisionedThroughput": capacity(4, 2),
+                    }
+                ],
+                "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
+                "TableClass": "STANDARD",
+                **PITR,
+                "SSESpecification": AWS_MANAGED_KEY,
+                "DeletionProtectionEnabled": True,
+                "Tags": tags(app="carts"),
+            }
+        },
+        [
+            "table Carts: a global table (AWS::DynamoDB::GlobalTable) read as one table with the settings of"
+            " its replica in !Ref AWS::Region; replicas in eu-west-1 are not carried",
+            "table Carts: write auto-scaling of the global table is not carried",
+        ],
+    ),
+    (
         "terraform-module.tf",
         "terraform",
         {

@@ -1,6 +1,7 @@
 """Import a CloudFormation or AWS SAM template (YAML or JSON): every DynamoDB table it declares.
 
-Tables are ``AWS::DynamoDB::Table`` and SAM's ``AWS::Serverless::SimpleTable`` (``TABLE_TYPES``),
+Tables are ``AWS::DynamoDB::Table``, SAM's ``AWS::Serverless::SimpleTable`` and
+``AWS::DynamoDB::GlobalTable`` (read as one table; ``TABLE_TYPES``),
 ``Fn::ForEach`` loops included. Intrinsic functions are resolved where the template decides the
 value (``intrinsics``); a property that decides the table (keys, billing, indexes...) and is left to
 deploy time stops the import with the table, the property and the expression. A table name left to
@@ -24,7 +25,7 @@ import yaml
 
 from ..export.cloudformation import FIELDS, METADATA, RESOURCE_TYPE
 from ..export.settings import design_values
-from . import foreach, sam
+from . import foreach, global_table, sam
 from .intrinsics import NO_VALUE, Template, Undecidable, describe, resolve
 from .reports import related_resource_notes
 from .writer import Imported, ImportedTable
@@ -89,15 +90,21 @@ def _hint(path: Path, text: str = "") -> str:
 read_template = read_document
 
 
-def _simple_table(props: dict[str, Any], template: Template, body: dict[str, Any]) -> dict[str, Any]:
+def _simple_table(
+    rid: str, props: dict[str, Any], template: Template, body: dict[str, Any], notes: list[str]
+) -> dict[str, Any]:
     globals_ = ((body.get("Globals") or {}).get("SimpleTable")) or {}
     return sam.table_properties(props, globals_, lambda value: resolve(value, template))
 
 
+TableReader = Callable[[str, dict[str, Any], Template, dict[str, Any], list[str]], dict[str, Any]]
 # Resource type -> its properties as AWS::DynamoDB::Table properties.
-TABLE_TYPES: dict[str, Callable[[dict[str, Any], Template, dict[str, Any]], dict[str, Any]]] = {
-    RESOURCE_TYPE: lambda props, template, body: props,
+TABLE_TYPES: dict[str, TableReader] = {
+    RESOURCE_TYPE: lambda rid, props, template, body, notes: props,
     sam.RESOURCE_TYPE: _simple_table,
+    global_table.RESOURCE_TYPE: lambda rid, props, template, body, notes: global_table.table_properties(
+        rid, props, notes
+    ),
 }
 _PROPERTIES = {prop for _, _, prop, _, _ in FIELDS}
 # Settings carried when the template decides them; listed as not carried when it does not.
@@ -254,7 +261,8 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
                 continue
             if not _included(rid, resource, template, notes):
                 continue
-            props = TABLE_TYPES[resource["Type"]](resource.get("Properties") or {}, template, body)
+            properties = resource.get("Properties") or {}
+            props = TABLE_TYPES[resource["Type"]](rid, properties, template, body, notes)
             table = table_from_properties(rid, decide(rid, props, template, notes))
             name_from = ((resource.get("Metadata") or {}).get(METADATA) or {}).get("NameFrom")
             if name_from:  # written by our own export, with ${ escaped as ${!

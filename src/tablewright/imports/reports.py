@@ -36,15 +36,9 @@ def _scaling_policy(rid: str, props: dict[str, Any]) -> str | None:
     )
 
 
-def _global_table(rid: str, props: dict[str, Any]) -> str:
-    regions = [r.get("Region") for r in props.get("Replicas") or [] if isinstance(r, dict)]
-    return f"global table {rid} (AWS::DynamoDB::GlobalTable, replicas {regions}): not imported"
-
-
 CLOUDFORMATION: dict[str, Callable[[str, dict[str, Any]], str | None]] = {
     "AWS::ApplicationAutoScaling::ScalableTarget": _scalable_target,
     "AWS::ApplicationAutoScaling::ScalingPolicy": _scaling_policy,
-    "AWS::DynamoDB::GlobalTable": _global_table,
 }
 
 
