@@ -63,6 +63,13 @@ UNREADABLE = [
         "the design it makes would not load: tables/t/name: 't' does not match",
     ),
     (
+        "misplaced.yml",
+        "service: svc\nprovider: {name: aws}\nresources:\n  Todos:\n    Type: AWS::DynamoDB::Table\n",
+        "serverless",
+        "found Todos straight under resources:, one level too high; a Serverless Framework file declares"
+        " its tables under resources: Resources:",
+    ),
+    (
         "serverless.yml",
         "service: svc\nprovider: {name: aws}\nfunctions: {hello: {handler: h.main}}\n",
         "serverless",

@@ -181,7 +181,22 @@ def _cloudformation_part(resources: Any) -> dict[str, Any]:
     return body
 
 
+def _misplaced(resources: Any) -> list[str]:
+    """Tables written one level too high: straight under ``resources:`` instead of ``Resources:``."""
+    fragments = resources if isinstance(resources, list) else [resources]
+    return [
+        name
+        for fragment in fragments
+        if isinstance(fragment, dict)
+        for name, value in fragment.items()
+        if isinstance(value, dict) and value.get("Type") in cloudformation.TABLE_TYPES
+    ]
+
+
 def _found(document: dict[str, Any], body: dict[str, Any]) -> str:
+    misplaced = _misplaced(document.get("resources"))
+    if misplaced:
+        return f"found {', '.join(misplaced)} straight under resources:, one level too high"
     functions = list(document.get("functions") or {})
     found = f"found {len(functions)} function(s)" + (f" ({', '.join(functions[:5])})" if functions else "")
     resources = body.get("Resources") or {}
