@@ -298,3 +298,23 @@ def test_a_value_of_the_wrong_kind_names_the_table_and_argument(tmp_path: Path) 
     code, stderr, out = _run(tmp_path, "main.tf", content, "terraform")
     assert code == 2 and not out.exists()
     assert stderr.strip().endswith("table odd: read_capacity: 'five' is not a whole number")
+
+
+@pytest.mark.parametrize(
+    ("source", "fmt"),
+    [
+        ("terraform-single.tf", "terraform"),
+        ("cfn-long-form.json", "cloudformation"),
+        ("sam-template.yaml", "sam"),
+    ],
+)
+def test_windows_line_endings_and_a_byte_order_mark_read_the_same(
+    tmp_path: Path, source: str, fmt: str
+) -> None:
+    windows = tmp_path / Path(source).name
+    windows.write_bytes(b"\xef\xbb\xbf" + (CORPUS / source).read_text().replace("\n", "\r\n").encode())
+    runner = CliRunner()
+    plain = runner.invoke(main, ["import", str(CORPUS / source), "--from", fmt])
+    again = runner.invoke(main, ["import", str(windows), "--from", fmt])
+    assert again.exit_code == plain.exit_code == 0, again.stderr
+    assert again.stdout.replace(windows.name, "X") == plain.stdout.replace(Path(source).name, "X")

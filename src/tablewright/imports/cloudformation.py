@@ -56,7 +56,7 @@ _KINDS = {dict: "a mapping", list: "a list", str: "a string", int: "a number", f
 def read_document(path: Path) -> dict[str, Any]:
     """A YAML or JSON file as a mapping; ``ValueError`` naming the file and what is wrong."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the text
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8)") from None
     try:

@@ -62,7 +62,7 @@ class Block:
 def parse_file(path: Path) -> Tree:
     """A ``.tf`` file's Lark tree; ``ValueError`` naming the file, line and column on bad syntax."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the text
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8)") from None
     try:
@@ -200,9 +200,7 @@ def _root(node: Tree, scope: Scope) -> Any:
         return _Namespace("local", scope.local, scope.locals)
     if name in scope.names:
         return scope.names[name]
-    raise Unresolved(
-        node, _UNKNOWN_ROOTS.get(name, f"{name} is a resource, known only after terraform apply")
-    )
+    raise Unresolved(node, _UNKNOWN_ROOTS.get(name, "a resource attribute, known only after terraform apply"))
 
 
 # Names an expression can start with that only terraform plan or apply decides.
@@ -218,7 +216,7 @@ _UNKNOWN_ROOTS = {
 
 
 def _unescape(text: str) -> str:
-    return json.loads('"' + text.replace("\n", "\\n") + '"')
+    return json.loads('"' + text + '"', strict=False)  # HCL's escapes are JSON's
 
 
 def _string(node: Tree, scope: Scope) -> Any:
