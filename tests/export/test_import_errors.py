@@ -198,6 +198,27 @@ resource "aws_dynamodb_table" "orders" {
 ]
 
 
+_CYCLE = """
+Conditions: {A: !Condition B, B: !Condition A}
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+      BillingMode: !If [A, PROVISIONED, PAY_PER_REQUEST]
+"""
+UNDECIDABLE += [
+    ("cycle.yaml", "cloudformation", _CYCLE, "condition 'A' depends on itself"),
+    (
+        "macro.yaml",
+        "cloudformation",
+        _CYCLE.replace("!If [A, PROVISIONED, PAY_PER_REQUEST]", "{Fn::Transform: {Name: Billing}}"),
+        "table Orders: property BillingMode: cannot decide !Transform",
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "fmt", "content", "message"), UNDECIDABLE, ids=[u[0] for u in UNDECIDABLE])
 def test_a_deciding_property_left_to_deploy_time_names_table_property_and_expression(
     tmp_path: Path, name: str, fmt: str, content: str, message: str

@@ -54,7 +54,7 @@ class Template:
         self.mappings: dict[str, Any] = _mapping(body.get("Mappings"))
         self.conditions: dict[str, Any] = _mapping(body.get("Conditions"))
         self.resources = set(_mapping(body.get("Resources")))
-        self.locals: dict[str, Any] = {}  # loop variables of Fn::ForEach
+        self._deciding: set[str] = set()  # conditions being evaluated, to catch cycles
 
     def parameter(self, name: str) -> Any:
         spec = _mapping(self.parameters.get(name))
@@ -63,7 +63,12 @@ class Template:
         default = spec["Default"]
         kind = str(spec.get("Type", "String"))
         if kind == "Number":
-            return _number(default)
+            try:
+                return _number(default)
+            except ValueError:
+                raise ValueError(
+                    f"parameter {name}: its Number default {default!r} is not a number"
+                ) from None
         if kind == "CommaDelimitedList" or kind.startswith("List<"):
             return [s.strip() for s in str(default).split(",")] if isinstance(default, str) else default
         return default
@@ -71,7 +76,13 @@ class Template:
     def condition(self, name: str) -> bool:
         if name not in self.conditions:
             raise ValueError(f"condition {name!r} is not declared under Conditions")
-        return bool(resolve(self.conditions[name], self))
+        if name in self._deciding:
+            raise ValueError(f"condition {name!r} depends on itself")
+        self._deciding.add(name)
+        try:
+            return bool(resolve(self.conditions[name], self))
+        finally:
+            self._deciding.discard(name)
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -102,8 +113,6 @@ def _ref(args: Any, template: Template) -> Any:
     name = str(args)
     if name == "AWS::NoValue":
         return NO_VALUE
-    if name in template.locals:
-        return template.locals[name]
     if name in template.parameters:
         return template.parameter(name)
     if name in _PSEUDO_PARAMETERS:
@@ -214,6 +223,8 @@ def resolve(value: Any, template: Template) -> Any:
             function = FUNCTIONS.get(name)
             if function is not None and not (name == "Condition" and not isinstance(args, str)):
                 return function(args, template)
+            if function is None and name.startswith("Fn::"):  # Fn::Transform, a macro's own...
+                raise Undecidable(value, f"{name} is not evaluated at import")
         resolved = {k: resolve(v, template) for k, v in value.items()}
         return {k: v for k, v in resolved.items() if v is not NO_VALUE}
     if isinstance(value, list):
