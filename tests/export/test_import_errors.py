@@ -55,6 +55,31 @@ UNREADABLE = [
         "terraform",
         "no aws_dynamodb_table resource (nor a dynamodb-table module); found resource aws_s3_bucket",
     ),
+    (
+        "nokey.yaml",
+        TABLE.replace("      KeySchema: [{AttributeName: id, KeyType: HASH}]\n", ""),
+        "cloudformation",
+        "table Things: the table: KeySchema must be a list",
+    ),
+    (
+        "props.yaml",
+        "Resources:\n  Things: {Type: AWS::DynamoDB::Table, Properties: hello}\n",
+        "cloudformation",
+        "table Things: Properties is not a mapping",
+    ),
+    (
+        "undefined.yaml",
+        TABLE.replace("[{AttributeName: id, AttributeType: S}]", "[]"),
+        "cloudformation",
+        "table Things: key attribute 'id' of the table is not in AttributeDefinitions",
+    ),
+    (
+        "range.tf",
+        'resource "aws_dynamodb_table" "abc" {\n  hash_key = "id"\n  range_key = "sk"\n'
+        '  attribute {\n    name = "id"\n    type = "S"\n  }\n}\n',
+        "terraform",
+        "table abc: key attribute 'sk' of the table is not in AttributeDefinitions",
+    ),
     (  # a name DynamoDB refuses: no design that does not load is written
         "short.tf",
         'resource "aws_dynamodb_table" "t" {\n  name = "t"\n  hash_key = "id"\n'

@@ -26,6 +26,7 @@ import yaml
 from ..export.cloudformation import FIELDS, METADATA, RESOURCE_TYPE
 from ..export.settings import design_values
 from . import foreach, global_table, sam
+from .checks import check_create_table
 from .intrinsics import NO_VALUE, Template, Undecidable, describe, resolve
 from .reports import related_resource_notes
 from .writer import Imported, ImportedTable
@@ -139,6 +140,9 @@ def _resolve_tags(tags: Any, template: Template, notes: list[str], rid: str) -> 
     """Tags one by one: a tag left to deploy time is listed, the others are kept."""
     kept = []
     for tag in resolve(tags, template) if not isinstance(tags, list) else tags:
+        if not isinstance(tag, dict):
+            notes.append(f"table {rid}: tag {tag!r} is not carried: not a {{Key, Value}} mapping")
+            continue
         try:
             value = resolve(tag, template)
             if value is not NO_VALUE:  # !If [Cond, {Key: ..}, !Ref AWS::NoValue]
@@ -262,15 +266,18 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
             if not _included(rid, resource, template, notes):
                 continue
             properties = resource.get("Properties") or {}
+            if not isinstance(properties, dict):
+                raise ValueError(f"table {rid}: Properties is not a mapping")
             props = TABLE_TYPES[resource["Type"]](rid, properties, template, body, notes)
             table = table_from_properties(rid, decide(rid, props, template, notes))
+            check_create_table(table.create, rid)
             name_from = ((resource.get("Metadata") or {}).get(METADATA) or {}).get("NameFrom")
             if name_from:  # written by our own export, with ${ escaped as ${!
                 table.settings["name_from"] = str(name_from).replace("${!", "${")
             tables.append(table)
     except Undecidable as error:
         raise ValueError(f"{path}: cannot decide {error}") from None
-    except (ValueError, KeyError, TypeError, IndexError) as error:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
         raise ValueError(f"{path}: {error}") from None
     if not tables:
         wanted = " or ".join(TABLE_TYPES)

@@ -22,6 +22,7 @@ from lark import Tree
 from ..export.settings import design_values
 from ..export.terraform import NAME_FROM_COMMENT
 from . import terraform_modules
+from .checks import check_create_table
 from .cloudformation import stand_in_name
 from .hcl import (
     NO_DEFAULT,
@@ -290,6 +291,10 @@ class _Table:
         for lsi in self.calls.pop("_lsis", {"list": []})["list"]:
             lsi["KeySchema"].insert(0, dict(hash_key))
             create.setdefault("LocalSecondaryIndexes", []).append(lsi)
+        try:
+            check_create_table(create, self.label)
+        except ValueError as error:
+            raise ValueError(f"{self.block.file}: {error}") from None
         if create.get("StreamSpecification", {}).get("StreamEnabled") is False:
             del create["StreamSpecification"]
         ttl = self.calls.get("UpdateTimeToLive", {}).get("TimeToLiveSpecification")
