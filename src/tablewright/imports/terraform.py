@@ -224,11 +224,16 @@ class _Table:
             if nested.type != "dynamic":
                 out.append((nested, self.scope))
                 continue
+            content = next((b for b in nested.blocks if b.type == "content"), None)
+            if not nested.labels or "for_each" not in nested.arguments or content is None:
+                raise ValueError(
+                    f"{self.block.file}: table {self.label}: a dynamic block needs a label,"
+                    " a for_each and a content block"
+                )
             kind = nested.labels[0]
             iterator = text_of(nested.arguments["iterator"]) if "iterator" in nested.arguments else kind
             items = self.value(f"dynamic {kind}.for_each", nested.arguments["for_each"], self.scope, False)
             pairs = items.items() if isinstance(items, dict) else enumerate(items or [])
-            content = next(b for b in nested.blocks if b.type == "content")
             for key, item in pairs:
                 scope = self.scope.with_names(**{iterator: {"key": key, "value": item}})
                 out.append((Block(kind, [], content.arguments, content.blocks, nested.file), scope))
@@ -249,7 +254,8 @@ class _Table:
                 self.apply(name, ARGUMENTS[name], value)
         for nested, scope in self.expanded(self.block):
             if nested.type == "replica":
-                region = self.value("replica.region_name", nested.arguments["region_name"], scope, True)
+                region = self.value("replica.region_name", nested.arguments.get("region_name"), scope, True)
+                region = region or "a region not given"
                 self.notes.append(f"table {self.label}: a global table: replica in {region} is not carried")
             elif nested.type in BLOCKS:
                 self._note_unheld(nested)
@@ -366,6 +372,8 @@ def import_file(path: Path, **_: Any) -> Imported:
                 block, scope
             ):
                 block = terraform_modules.as_table_block(block, scope, notes)  # noqa: PLW2901
+            if block.type == "resource" and block.labels[:1] == [TABLE] and len(block.labels) != 2:
+                raise ValueError(f"{block.file}: a resource {TABLE} needs exactly one name label")
             if block.type == "resource" and block.labels[:1] == [TABLE]:
                 instances = _instances(block.labels[1], block, scope)
                 for label, instance_scope in instances:
@@ -373,6 +381,9 @@ def import_file(path: Path, **_: Any) -> Imported:
         except Unresolved as error:
             label = block.labels[-1] if block.labels else block.type
             raise ValueError(f"{block.file}: table {label}: cannot evaluate {error}") from None
+        except (KeyError, IndexError, TypeError, AttributeError) as error:  # a shape HCL allows, we do not
+            label = block.labels[-1] if block.labels else block.type
+            raise ValueError(f"{block.file}: table {label}: cannot read it: {error!r}") from None
     if not tables:
         raise ValueError(f"{path}: no {TABLE} resource (nor a dynamodb-table module); {_found(blocks)}")
     join_companions(blocks, tables, scope, notes)
