@@ -153,6 +153,7 @@ CASES: list[tuple[str, str, dict[str, dict[str, Any]], list[str]]] = [
             "ProdOnlyAudit: not imported: its condition IsProd is false",
             "auto-scaling target OrdersReadTarget: dynamodb:table:ReadCapacityUnits",
             "auto-scaling policy OrdersReadPolicy: DynamoDBReadCapacityUtilization",
+            "table SessionsTable: tag 'cost-center' = !ImportValue shared-cost-center",
         ],
     ),
     (
@@ -169,7 +170,10 @@ CASES: list[tuple[str, str, dict[str, dict[str, Any]], list[str]]] = [
                 "Tags": tags(team="checkout", env="dev"),
             }
         },
-        [],
+        [
+            """table OrdersTable: tag 'owner' = !ImportValue {"Fn::Sub": "${Env}-owner"}""",
+            'table OrdersTable: SSESpecification is not carried: !GetAtt ["OrdersKey", "Arn"]',
+        ],
     ),
     (
         "cfn-foreach.yaml",

@@ -172,3 +172,54 @@ def test_any_terraform_table_imports_or_is_refused_by_name(
     path = tmp_path / "main.tf"
     path.write_text(text)
     _import(path, "terraform")
+
+
+_SLS_VALUES = st.sampled_from(
+    [
+        "${self:custom.name}",
+        "${opt:stage, 'dev'}",
+        "${env:X}",
+        "${env:X, 5}",
+        "${self:custom.${sls:stage}}",
+        "${self:missing}",
+        "${ssm:/a/b}",
+        "${file(./nope.yml)}",
+        "${self:custom.loop}",
+        "plain",
+        "7",
+        "${",
+        "}",
+        "${sls:instanceId}",
+        "${opt:x, self:custom.name}",
+        "${self:custom.name}-${sls:stage}",
+    ]
+)
+
+
+@_SETTINGS
+@given(name=_SLS_VALUES, units=_SLS_VALUES, key=_SLS_VALUES)
+def test_any_serverless_variables_import_or_are_refused_by_name(
+    tmp_path: Path, name: str, units: str, key: str
+) -> None:
+    document = {
+        "service": "svc",
+        "provider": {"name": "aws", "stage": "dev"},
+        "custom": {"name": "things", "dev": 3, "loop": "${self:custom.loop}"},
+        "resources": {
+            "Resources": {
+                "Table": {
+                    "Type": "AWS::DynamoDB::Table",
+                    "Properties": {
+                        "TableName": name,
+                        "AttributeDefinitions": [{"AttributeName": key, "AttributeType": "S"}],
+                        "KeySchema": [{"AttributeName": key, "KeyType": "HASH"}],
+                        "BillingMode": "PROVISIONED",
+                        "ProvisionedThroughput": {"ReadCapacityUnits": units, "WriteCapacityUnits": 1},
+                    },
+                }
+            }
+        },
+    }
+    path = tmp_path / "serverless.yml"
+    path.write_text(json.dumps(document))
+    _import(path, "serverless")

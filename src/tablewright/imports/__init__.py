@@ -37,6 +37,8 @@ def checked_yaml(imported: Imported, source: str | Path) -> str:
         errors = [p for p in error.problems if p.severity == "error"]
         where = ", ".join(f"{p.message}" for p in errors[:3])
         raise ValueError(f"{source}: the design it makes would not load: {where}") from None
+    except ValueError as error:  # the loader stopped early (a key attribute no template can name...)
+        raise ValueError(f"{source}: the design it makes would not load: {error}") from None
     return text
 
 
