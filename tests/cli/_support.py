@@ -32,10 +32,13 @@ def run(
 
 
 def one_line_error(result: subprocess.CompletedProcess, command: str, status: int, *words: str) -> str:
-    """Assert the decided form: exit ``status``, one stderr line ``tablewright COMMAND: error: ...``."""
+    """Assert the decided form: exit ``status``, one stderr line ``tablewright COMMAND: error: ...``
+    (after any ``warning:`` lines the command printed before it failed)."""
     assert result.returncode == status, (result.returncode, result.stdout, result.stderr)
     assert "Traceback" not in result.stderr, result.stderr
-    lines = result.stderr.strip().splitlines()
+    lines = [
+        line for line in result.stderr.strip().splitlines() if f"tablewright {command}: warning: " not in line
+    ]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"tablewright {command}: error: "), lines[0]
     for word in words:

@@ -115,7 +115,18 @@ def _table(name: str, raw: dict[str, Any]) -> Table:
         stream=raw.get("stream"),
         table_class=str(raw.get("table_class", "STANDARD")),
         pitr=bool(raw.get("pitr", False)),
+        tags={str(k): str(v) for k, v in _dict(raw.get("tags")).items()},
+        deletion_protection=bool(raw.get("deletion_protection", False)),
+        contributor_insights=bool(raw.get("contributor_insights", False)),
+        kinesis_stream=raw.get("kinesis_stream"),
+        resource_policy=raw.get("resource_policy"),
+        name_from=raw.get("name_from"),
     )
+    encryption = raw.get("encryption", "aws_owned")
+    if isinstance(encryption, dict):  # {kms_key: ARN}: a customer managed key
+        table.encryption, table.kms_key = "customer_managed", encryption.get("kms_key")
+    else:
+        table.encryption = str(encryption)
     for index_name, spec in _dict(raw.get("indexes")).items():
         if isinstance(spec, dict):
             throughput = spec.get("throughput")

@@ -95,6 +95,19 @@ class Table:
     table_class: str = "STANDARD"
     pitr: bool = False
     indexes: dict[str, Index] = field(default_factory=dict)
+    # Settings that do not change how items are stored, carried so an imported table exports as it
+    # was declared (docs/design-file.md "Tables"). ``encryption``: aws_owned | aws_managed |
+    # customer_managed (with ``kms_key``).
+    encryption: str = "aws_owned"
+    kms_key: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    deletion_protection: bool = False
+    contributor_insights: bool = False
+    kinesis_stream: str | None = None
+    resource_policy: dict[str, Any] | None = None
+    # The source's expression for a name decided at deploy time (the design names the table by
+    # the source's resource id instead); exports say so rather than rename the table silently.
+    name_from: str | None = None
 
     @property
     def table_name(self) -> str:

@@ -45,6 +45,8 @@ class ImportedTable:
     pitr: bool = False
     entities: list[EntitySketch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # assumptions made for this table, written as comments
+    # Design keys written as they are (encryption, tags, name_from...: see export/settings.py).
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -58,6 +60,8 @@ class Imported:
     description: str = ""
     samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # What the source declares and the design cannot hold: written as comments (and told on stderr).
+    notes: list[str] = field(default_factory=list)
 
 
 def logical_name(physical: str) -> str:
@@ -123,6 +127,7 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
     out["table_class"] = create.get("TableClass", "STANDARD")
     if table.pitr:
         out["pitr"] = True
+    out.update(table.settings)
     indexes = {
         i["IndexName"]: _index(i, definitions, kind, billing)
         for field_name, kind in (("GlobalSecondaryIndexes", "global"), ("LocalSecondaryIndexes", "local"))
@@ -189,6 +194,15 @@ def _notes(imported: Imported) -> list[str]:
     return ["# Assumptions made by the import (the source does not say):", *notes] if notes else []
 
 
+def notes_comment(notes: list[str]) -> list[str]:
+    """Comment lines listing what the source declares that this design does not carry."""
+    if not notes:
+        return []
+    return ["#", "# Not carried into this design (declared in the source; redo it after export):"] + [
+        f"#   - {note}" for note in notes
+    ]
+
+
 def to_yaml(imported: Imported) -> str:
     """The design file text: tables complete, entities and patterns as a commented skeleton."""
     tables = {}
@@ -214,6 +228,7 @@ def to_yaml(imported: Imported) -> str:
         "# Tables and indexes are complete. Entities and access patterns are a skeleton: fill in the",
         "# TODOs, then run `tablewright check` on this file.",
         *_notes(imported),
+        *notes_comment(imported.notes),
         "version: 1",
         _dump({"name": imported.name}, 0).rstrip(),
         _dump({"description": description}, 0).rstrip(),
