@@ -8,13 +8,19 @@ board and notes grid, and cursor pagination beyond 100 items (rule 7.2).
 
 Floating time (3.4, startTzid null): the wall clock is stored in startUtc/endUtc *as if* UTC, so it
 sorts with everything else; it only becomes an instant when a viewer's zone is known. The agenda
-therefore widens its GSI1 window by the largest UTC offsets (-12h/+14h) and places floating items
-at their wall clock in the viewer's zone.
+therefore widens its GSI1 window by the range of UTC offsets and places floating items at their
+wall clock in the viewer's zone: a wall clock W in a zone at offset o is the instant W - o, so the
+instants [start, end) hold the wall clocks [start - 12h, end + 14h) for offsets -12h..+14h.
+
+Recurrence (3.5) is expanded with ``dateutil.rrule`` (RFC 5545): DAILY, WEEKLY, MONTHLY and YEARLY
+with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS and WKST, on the local wall clock. Anything
+else is refused before a write, and a series (master + instances) is one transaction.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +28,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from tablewright.runtime import Record, Runtime, WriteResult
+from dateutil.rrule import rrulestr
+
+from tablewright.design.validators import Violation
+from tablewright.runtime import Record, Runtime, ValidationError, WriteResult
 
 DESIGN = Path(__file__).with_name("design.yaml")
 PAGE_SIZE = 100  # rule 7.2: queries that may return more than 100 items paginate
@@ -49,10 +58,22 @@ AGENDA_TIME = {
     "Task": "dueUtc",
     "Reminder": "triggerUtc",
 }
-# UTC offsets run from -12:00 to +14:00: a floating wall clock lies within these of any instant.
-FLOATING_SLACK_BEFORE = timedelta(hours=14)
-FLOATING_SLACK_AFTER = timedelta(hours=12)
-RRULE_STEPS = {"DAILY": timedelta(days=1), "WEEKLY": timedelta(weeks=1)}
+# UTC offsets run from -12:00 to +14:00: the floating wall clocks of the instants [start, end) lie
+# in [start - 12h, end + 14h) (a wall clock W at offset o is the instant W - o).
+FLOATING_SLACK_BEFORE = timedelta(hours=12)
+FLOATING_SLACK_AFTER = timedelta(hours=14)
+RRULE_PARTS = frozenset({"FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "WKST"})
+# Numeric rule parts and the range of their magnitude (RFC 5545; negatives count from the end).
+RRULE_RANGES = {
+    "INTERVAL": (1, 1000),
+    "BYMONTHDAY": (1, 31),
+    "BYMONTH": (1, 12),
+    "BYSETPOS": (1, 366),
+    "BYDAY": (1, 53),
+}
+MAX_TRANSACTION_ACTIONS = 100  # TransactWriteItems: a series is its master + at most 99 instances
+# Entities whose items span a time: the end may not come before the start.
+SPANS = ("Event", "RecurringMaster", "RecurringInstance")
 KANBAN_COLUMNS = ("BACKLOG", "TODO", "IN_PROGRESS", "DONE")
 
 
@@ -71,6 +92,66 @@ def utc_text(moment: datetime) -> str:
 def parse_utc(text: str) -> datetime:
     """An RFC 3339 UTC string as an aware datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def refuse(entity: str, attribute: str, rule: str, message: str) -> ValidationError:
+    """A ValidationError naming one attribute, as the design's own checks do."""
+    return ValidationError(entity, [Violation(entity, attribute, rule, message)])
+
+
+def check_span(entity: str, values: Mapping[str, object]) -> None:
+    """Refuse an end before the start (both are UTC, or both the floating wall clock: comparable)."""
+    start, end = values.get("startUtc"), values.get("endUtc")
+    if entity in SPANS and isinstance(start, str) and isinstance(end, str):
+        try:
+            backwards = parse_utc(end) < parse_utc(start)
+        except ValueError:
+            return  # not a timestamp: the design's format rule names it
+        if backwards:
+            raise refuse(entity, "endUtc", "end_after_start", f"endUtc {end} is before startUtc {start}")
+
+
+def occurrences(rrule: str, start: datetime, until: datetime) -> list[datetime]:
+    """The local wall-clock starts of a rule from ``start`` up to ``until`` (inclusive), or a
+    ``ValidationError`` naming ``rrule`` for a rule this module does not expand."""
+    try:
+        parts = dict(part.split("=", 1) for part in rrule.split(";"))
+    except ValueError:
+        raise refuse("RecurringMaster", "rrule", "rrule", f"{rrule!r} is not NAME=VALUE;...") from None
+    unknown = sorted(set(parts) - RRULE_PARTS)
+    if unknown or parts.get("FREQ") not in ("DAILY", "WEEKLY", "MONTHLY", "YEARLY"):
+        problem = f"uses {', '.join(unknown)}" if unknown else f"has FREQ={parts.get('FREQ')}"
+        raise refuse(
+            "RecurringMaster",
+            "rrule",
+            "rrule",
+            f"{rrule!r} {problem}: supported are FREQ=DAILY|WEEKLY|MONTHLY|YEARLY with "
+            f"{', '.join(sorted(RRULE_PARTS - {'FREQ'}))}; the end goes in rruleUntil (3.5)",
+        )
+    for name, (low, high) in RRULE_RANGES.items():
+        for value in parts.get(name, "").split(",") if name in parts else ():
+            number = value[:-2] if name == "BYDAY" else value  # BYDAY: [+-n]MO..SU
+            if number in ("", "+", "-") and name == "BYDAY":
+                continue
+            if (
+                not re.fullmatch(r"[+-]?\d+", number)
+                or not low <= abs(int(number)) <= high
+                or int(number) == 0
+            ):
+                raise refuse(
+                    "RecurringMaster", "rrule", "rrule", f"{rrule!r}: {name}={value} is out of range"
+                )
+    local_start, local_until = start.replace(tzinfo=None), until.replace(tzinfo=None)
+    try:
+        rule = rrulestr(rrule, dtstart=local_start)
+    except (ValueError, TypeError) as error:
+        raise refuse("RecurringMaster", "rrule", "rrule", f"{rrule!r}: {error}") from None
+    found = list(rule.between(local_start, local_until, inc=True))
+    if not found:
+        raise refuse(
+            "RecurringMaster", "rrule", "rrule", f"{rrule!r} has no occurrence between the start and until"
+        )
+    return found
 
 
 def stored_times(start: datetime, end: datetime, tzid: str | None) -> tuple[str, str]:
@@ -114,6 +195,7 @@ class Nexus:
     def create(self, entity: str, values: Mapping[str, object]) -> Record:
         """Create an item with a fresh prefixed id (unless given); version 1, timestamps computed."""
         values = {ID_ATTRIBUTES[entity]: new_id(entity), **values}
+        check_span(entity, values)
         return self.rt.put(entity, values).record  # type: ignore[return-value]
 
     def create_event(
@@ -139,6 +221,9 @@ class Nexus:
         remove: tuple[str, ...] = (),
     ) -> Record:
         """Rule 6.1: every update names the version it read (the runtime refuses one without)."""
+        if entity in SPANS and {"startUtc", "endUtc"} & set(changes):
+            current = self.rt.get(entity, **key) or {}
+            check_span(entity, {**current, **changes})
         result: WriteResult = self.rt.update(
             entity, key, changes, expected_version=expected_version, remove=remove
         )
@@ -154,42 +239,56 @@ class Nexus:
         rrule: str,
         until: datetime,
     ) -> tuple[Record, list[Record]]:
-        """A recurring master (``rrule`` FREQ=DAILY|WEEKLY[;INTERVAL=n], end in ``rruleUntil``) and
-        its instances up to ``until``, each in GSI2 under the master and in GSI1 on its own date."""
+        """A recurring master (``rrule`` as RFC 5545, end in ``rruleUntil``) and its instances up to
+        ``until`` (local wall clock), each in GSI2 under the master and in GSI1 on its own date.
+
+        Everything is validated first (the rule, every item, the span, the size); then master and
+        instances are one TransactWriteItems, so a series is stored whole or not at all. A series of
+        more than 99 instances does not fit one transaction and is refused: choose an earlier
+        ``until`` (materialise a horizon) and add the rest with another call.
+        """
         start_utc, end_utc = stored_times(start, end, tzid)
-        master = self.create(
-            "RecurringMaster",
-            {
-                "userId": user_id,
-                "title": title,
-                "startUtc": start_utc,
-                "endUtc": end_utc,
-                "startTzid": tzid,
-                "rrule": rrule,
-                "rruleUntil": utc_text(until),
-            },
-        )
-        parts = dict(p.split("=", 1) for p in rrule.split(";"))
-        step = RRULE_STEPS[parts["FREQ"]] * int(parts.get("INTERVAL", "1"))
-        instances, local_start, length = [], start, end - start
-        while local_start <= until.replace(tzinfo=start.tzinfo):
+        master = {
+            "masterId": new_id("RecurringMaster"),
+            "userId": user_id,
+            "title": title,
+            "startUtc": start_utc,
+            "endUtc": end_utc,
+            "startTzid": tzid,
+            "rrule": rrule,
+            "rruleUntil": utc_text(until),
+        }
+        check_span("RecurringMaster", master)
+        self.rt.compose("RecurringMaster", master)  # the design's rules (rrule pattern, zone) first
+        length = end - start
+        instances = []
+        for local_start in occurrences(rrule, start, until):
             s_utc, e_utc = stored_times(local_start, local_start + length, tzid)
             instances.append(
-                self.create(
-                    "RecurringInstance",
-                    {
-                        "userId": user_id,
-                        "masterId": master["masterId"],
-                        "instanceDate": local_start.date().isoformat(),
-                        "title": title,
-                        "startUtc": s_utc,
-                        "endUtc": e_utc,
-                        "startTzid": tzid,
-                    },
-                )
+                {
+                    "instanceId": new_id("RecurringInstance"),
+                    "userId": user_id,
+                    "masterId": master["masterId"],
+                    "instanceDate": local_start.date().isoformat(),
+                    "title": title,
+                    "startUtc": s_utc,
+                    "endUtc": e_utc,
+                    "startTzid": tzid,
+                }
             )
-            local_start += step
-        return master, instances
+        if len(instances) + 1 > MAX_TRANSACTION_ACTIONS:
+            raise refuse(
+                "RecurringMaster",
+                "rruleUntil",
+                "series_size",
+                f"{len(instances)} instances until {utc_text(until)}: a series is written in one "
+                f"transaction of at most {MAX_TRANSACTION_ACTIONS - 1} instances; choose an earlier until",
+            )
+        operations = [self.rt.tx_put("RecurringMaster", master)]
+        operations += [self.rt.tx_put("RecurringInstance", values) for values in instances]
+        result = self.rt.transact(operations)
+        stored_master = next(r for r in result.records if r.entity == "RecurringMaster")
+        return stored_master, [r for r in result.records if r.entity == "RecurringInstance"]
 
     # ------------------------------------------------------------------------------------ reads
     def pages(self, pattern: str, page_size: int = PAGE_SIZE, **params: object) -> Iterator[list[Record]]:

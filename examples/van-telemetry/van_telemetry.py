@@ -101,7 +101,8 @@ class VanTelemetry:
         self, topic: str, payload: bytes | str | Mapping[str, object], iot_timestamp_ms: int
     ) -> Record:
         """Store one MQTT message as the (corrected) IoT rule would; validated by the design first."""
-        result = self.rt.put("Message", rule_output(topic, payload, iot_timestamp_ms))
+        # The IoT rule's PutItem overwrites a redelivered message (MQTT QoS 1): an explicit replace.
+        result = self.rt.replace("Message", rule_output(topic, payload, iot_timestamp_ms))
         assert result.record is not None
         return result.record
 

@@ -238,7 +238,10 @@ def params(seed: int, scale: float) -> dict[str, list[dict]]:
     idle_vendor = data["Vendor"][-1]["vendor_id"]
     mapped = data["WorkOrderPlant"][0]
     return {
-        "account_by_email": [{"email": data["Account"][0]["email"]}, {"email": "nobody@example.com"}],
+        "account_by_email": [
+            {"email_key": data["Account"][0]["email"].lower()},
+            {"email_key": "nobody@example.com"},
+        ],
         "get_work_order": [{"work_order_id": 1}, {"work_order_id": 99999}],
         "work_orders_by_org": [{"org_id": 1}, {"org_id": 99999}],
         "vendors_by_org": [{"org_id": 1}, {"org_id": 2}, {"org_id": 99999}],

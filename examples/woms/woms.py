@@ -13,13 +13,15 @@ items, written in the same transaction as the item, decide. See README.md for ea
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from tablewright.runtime import Record, Runtime, UniquenessError
+from tablewright.runtime import NotFoundError, Record, Runtime, RuntimeFailure, UniquenessError
 
 DESIGN = Path(__file__).with_name("design.yaml")
 MAX_VENDORS_PER_ORG = 50  # "20-50 max per org": 20 is the usual, 50 the cap
@@ -31,6 +33,8 @@ METRICS = (
     "yearly_energy_mwh",
     "total_energy_mwh",
 )
+# RFC 3339 as vendors send it: any fraction, Z or an offset, either case of T and Z.
+VENDOR_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
 class HierarchyError(ValueError):
@@ -67,6 +71,22 @@ class Metrics:
             self.totals[name] += Decimal(str(plant.get(name, 0)))
 
 
+def alert_time(sent: object) -> object:
+    """A vendor's alert time in the one precision alerts are keyed by: ``YYYY-MM-DDTHH:MM:SSZ`` (UTC,
+    whole seconds, the document's ``2025-01-15T14:30:00Z``); a fraction is cut, an offset converted.
+    A value that is not RFC 3339 comes back unchanged, for the design's validation to name."""
+    found = VENDOR_TIME.fullmatch(sent) if isinstance(sent, str) else None
+    if found is None:
+        return sent
+    day, clock, zone = found.groups()
+    offset = "+00:00" if zone in "Zz" else zone
+    try:
+        moment = datetime.fromisoformat(f"{day}T{clock}{offset}")
+    except ValueError:
+        return sent  # e.g. 2025-02-30: the design's rfc3339 rule reports it
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class Woms:
     """The WOMS tables through one runtime."""
 
@@ -92,8 +112,20 @@ class Woms:
         return found
 
     def create_organization(self, org_id: int, name: str) -> Record:
-        """A new organization."""
+        """A new organization; ``ConflictError`` when the id exists (a create never replaces)."""
         return self.rt.put("Organization", {"org_id": org_id, "name": name}).record  # type: ignore[return-value]
+
+    def create_account(self, values: Mapping[str, object]) -> Record:
+        """A new account; ``ConflictError`` when the id exists, ``UniquenessError`` when another
+        account has the email in any letter case (the design's ``email_key``)."""
+        self._require("Organization", f"account {values.get('account_id')}", org_id=values.get("org_id"))
+        return self.rt.put("Account", values).record  # type: ignore[return-value]
+
+    def account_by_email(self, email: str) -> Record | None:
+        """Login: the account of an email address, whatever its letter case."""
+        for account in self.rt.run("account_by_email", email_key=email.lower()):
+            return account
+        return None
 
     def add_vendor(self, values: Mapping[str, object]) -> Record:
         """A vendor of an existing organization, in a free slot 1..50 of that organization.
@@ -140,6 +172,22 @@ class Woms:
                 )
         return self.rt.put("WorkOrder", values).record  # type: ignore[return-value]
 
+    def close_work_order(self, work_order_id: int) -> Record:
+        """Close a work order and release every plant active in it (the mappings stay as history).
+
+        The status is set first, so no assignment lands after the release (``assign_plant`` checks
+        the status in its own transaction); then each active mapping gives up its marker. A crash in
+        between leaves a CLOSED order with plants still held: closing again finishes the release.
+        """
+        key = {"work_order_id": work_order_id}
+        order = self._require("WorkOrder", f"closing work order {work_order_id}", **key)
+        assert order is not None
+        if order["status"] != "CLOSED":
+            order = self.rt.update("WorkOrder", key, {"status": "CLOSED"}).record  # type: ignore[assignment]
+        for plant_id in self._active_plant_ids(work_order_id):
+            self.release_plant(work_order_id, plant_id)
+        return order  # type: ignore[return-value]
+
     # ------------------------------------------------------------------------------------ work orders
     def active_work_order(self, plant_id: int) -> int | None:
         """The work order a plant is actively in, if any (reverse index, then a consistent read)."""
@@ -159,12 +207,31 @@ class Woms:
                 f"work order {work_order_id} (organization {order['org_id']}) cannot contain plant "
                 f"{plant_id} of organization {plant['org_id']}"
             )
+        if order["status"] == "CLOSED":
+            raise HierarchyError(f"work order {work_order_id} is CLOSED; plant {plant_id} not assigned")
         key = {"work_order_id": work_order_id, "plant_id": plant_id}
+        # The order must still be open when the mapping is written (a close may run concurrently).
+        still_open = self.rt.tx_check(
+            "WorkOrder",
+            {"work_order_id": work_order_id},
+            "status <> :closed",
+            condition_params={"closed": "CLOSED"},
+        )
         try:
             if self.rt.get("WorkOrderPlant", **key) is not None:  # re-activating an old mapping
-                return self.rt.update("WorkOrderPlant", key, {"is_active": True}).record  # type: ignore[return-value]
-            values = {**key, "org_id": order["org_id"], "vendor_id": plant["vendor_id"], "is_active": True}
-            return self.rt.put("WorkOrderPlant", values).record  # type: ignore[return-value]
+                change = self.rt.tx_update("WorkOrderPlant", key, {"is_active": True})
+            else:
+                values = {
+                    **key,
+                    "org_id": order["org_id"],
+                    "vendor_id": plant["vendor_id"],
+                    "is_active": True,
+                }
+                change = self.rt.tx_put("WorkOrderPlant", values)
+            # ...and the plant must still exist (a delete_plant may run concurrently).
+            plant_exists = self.rt.tx_check("Plant", {"plant_id": plant_id}, "plant_id exists")
+            result = self.rt.transact([still_open, plant_exists, change])
+            return next(r for r in result.records if r.entity == "WorkOrderPlant")
         except UniquenessError:
             holder = self.active_work_order(plant_id)
             raise PlantAlreadyAssignedError(
@@ -176,6 +243,36 @@ class Woms:
         """End a plant's assignment: the mapping stays (history), its active marker is released."""
         key = {"work_order_id": work_order_id, "plant_id": plant_id}
         return self.rt.update("WorkOrderPlant", key, {}, remove=["is_active"]).record  # type: ignore[return-value]
+
+    def delete_plant(self, plant_id: int) -> None:
+        """Delete a plant and its work-order mappings (history) in one transaction.
+
+        Refused while the plant is active in a work order (``PlantAlreadyAssignedError``): release it
+        first, so no work order silently loses a plant it counts. Deleting releases the plant's
+        vendor station id (its unique marker) and leaves no mapping pointing at nothing.
+        """
+        if self.rt.get("Plant", plant_id=plant_id) is None:
+            raise NotFoundError(f"plant {plant_id} does not exist")
+        holder = self.active_work_order(plant_id)
+        if holder is not None:
+            raise PlantAlreadyAssignedError(
+                f"plant {plant_id} is active in work order {holder}; release it before deleting the plant"
+            )
+        mappings = [m["work_order_id"] for m in self.rt.run("plant_work_orders", plant_id=plant_id)]
+        operations = [self.rt.tx_delete("Plant", {"plant_id": plant_id})]
+        operations += [
+            # An assignment that slipped in since the check above makes the transaction fail.
+            self.rt.tx_delete(
+                "WorkOrderPlant", {"work_order_id": w, "plant_id": plant_id}, condition="is_active NOT EXISTS"
+            )
+            for w in mappings
+        ]
+        try:
+            self.rt.transact(operations)
+        except RuntimeFailure as error:
+            raise PlantAlreadyAssignedError(
+                f"plant {plant_id} changed while it was being deleted ({error}); nothing was deleted"
+            ) from None
 
     def _plants(self, plant_ids: Iterable[int]) -> list[Record]:
         ids = list(dict.fromkeys(plant_ids))
@@ -243,6 +340,7 @@ class Woms:
         for alert in vendor_alerts:
             values = {
                 **alert,
+                "alert_time": alert_time(alert.get("alert_time")),
                 "plant_id": plant["plant_id"],
                 "alert_id": str(uuid.uuid4()),
                 "vendor_id": vendor_id,

@@ -10,6 +10,7 @@ they raise the same ``ClientError`` subclasses, with the same modeled fields, as
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -91,7 +92,38 @@ def _error_response(model: OperationModel, error: DynamoDBError) -> tuple[AWSRes
     return AWSResponse(_LOCAL_URL, error.status, _HEADERS, _Body(error.to_wire())), parsed
 
 
-_LOOPBACK = ("localhost", "127.", "[::1]")
+def is_loopback(endpoint_url: str) -> bool:
+    """Whether the endpoint's host is this machine's loopback: ``localhost`` (or a name under
+    ``.localhost``, RFC 6761), 127.0.0.0/8 or ``::1``. Not a name that merely starts with "localhost"."""
+    host = (urlsplit(endpoint_url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+class InvalidEndpoint(ValueError):
+    """An endpoint that is not an http(s) URL with a host; ``url`` is what was given."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(f"{url!r} is not an endpoint URL: write http://HOST:PORT or https://HOST")
+        self.url = url
+
+
+def check_endpoint(url: str) -> str:
+    """``url`` if it is an http or https URL with a host, else :class:`InvalidEndpoint`."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        raise InvalidEndpoint(url) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidEndpoint(url)
+    return url.strip()
 
 
 def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any]:
@@ -102,8 +134,7 @@ def _session_kwargs(region_name: str, endpoint_url: str | None) -> dict[str, Any
     credentials, wait on the EC2 metadata service for seconds.
     """
     kwargs: dict[str, Any] = {"region_name": region_name}
-    host = (urlsplit(endpoint_url).hostname or "") if endpoint_url else ""
-    local = endpoint_url is None or host.startswith(_LOOPBACK)
+    local = endpoint_url is None or is_loopback(endpoint_url)
     if local and not os.environ.get("AWS_ACCESS_KEY_ID") and not os.environ.get("AWS_PROFILE"):
         kwargs.update(aws_access_key_id="tablewright", aws_secret_access_key="tablewright")
     return kwargs
@@ -132,19 +163,23 @@ def connect(
     region_name: str = "us-east-1",
     config: Config | None = None,
     service: str = "dynamodb",
+    read_only: bool = False,
 ) -> Any:
     """A boto3 DynamoDB client.
 
     ``connect()`` serves it from a new in-memory engine, ``connect("app.db")`` from a SQLite file,
     ``connect(engine=e)`` from an existing engine, and ``connect(endpoint_url=URL)`` talks to a remote
     endpoint (Amazon DynamoDB, a compatible cluster, or ``tablewright serve``). ``service="dynamodbstreams"``
-    gives the Streams client for the same engine.
+    gives the Streams client for the same engine. ``read_only=True`` opens the file without ever writing
+    to it (writes get ``AccessDeniedException``). An ``endpoint_url`` that is not a URL raises
+    :class:`InvalidEndpoint`; a file that cannot be opened, ``tablewright.engine.DatabaseFileError``.
     """
     if endpoint_url is not None:
+        endpoint_url = check_endpoint(endpoint_url)
         return boto3.client(
             service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
         )
-    engine = engine or Engine(None if path is None else os.fspath(path))
+    engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     client = boto3.client(
         service, endpoint_url=_LOCAL_URL, config=_local_config(config), **_session_kwargs(region_name, None)
     )
@@ -159,13 +194,15 @@ def resource(
     engine: Engine | None = None,
     region_name: str = "us-east-1",
     config: Config | None = None,
+    read_only: bool = False,
 ) -> Any:
     """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
     if endpoint_url is not None:
+        endpoint_url = check_endpoint(endpoint_url)
         return boto3.resource(
             "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
         )
-    engine = engine or Engine(None if path is None else os.fspath(path))
+    engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     dynamodb = boto3.resource(
         "dynamodb",
         endpoint_url=_LOCAL_URL,
@@ -183,3 +220,37 @@ def engine_of(client_or_resource: Any) -> Engine:
     if engine is None:
         raise ValueError("this client is not served by an in-process tablewright engine")
     return engine
+
+
+# What the in-process client relies on inside botocore (not its public API). pyproject.toml bounds
+# botocore to the minor versions these are tested with; tests/engine/test_botocore_contract.py runs
+# botocore_contract_problems() so that a botocore that changes them fails loudly, not subtly.
+def botocore_contract_problems() -> list[str]:
+    """What, if anything, the installed botocore changed of the internals this module relies on."""
+    import inspect
+
+    problems = []
+    signatures = {
+        "JSONParser._parse_body_as_json": (JSONParser, "_parse_body_as_json", ["self", "body_contents"]),
+        "ResponseParser.parse": (JSONParser, "parse", ["self", "response", "shape"]),
+        "AWSResponse.__init__": (AWSResponse, "__init__", ["self", "url", "status_code", "headers", "raw"]),
+    }
+    for name, (owner, attribute, expected) in signatures.items():
+        function = getattr(owner, attribute, None)
+        found = list(inspect.signature(function).parameters) if function else None
+        if found != expected:
+            problems.append(f"{name} takes {found}, not {expected}")
+    client = connect()
+    try:  # the before-call hook answers, the parser takes a decoded body, errors parse to modeled classes
+        if client.list_tables().get("TableNames") != []:
+            problems.append("ListTables answered in-process did not parse to TableNames: []")
+        client.describe_table(TableName="tablewright-contract-probe")
+        problems.append("DescribeTable of a missing table did not raise")
+    except client.exceptions.ResourceNotFoundException as error:
+        if error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") != 400:
+            problems.append("an in-process error lost its HTTP status")
+    except Exception as error:  # noqa: BLE001 - any other failure is exactly what this reports
+        problems.append(f"an in-process call failed: {type(error).__name__}: {error}")
+    finally:
+        engine_of(client).close()
+    return problems

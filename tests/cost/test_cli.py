@@ -58,4 +58,4 @@ def test_invalid_design_is_reported_with_its_line(tmp_path: Path) -> None:
         "version: 1\nname: x\ntables:\n  t: {partition_key: {name: pk, type: Q}}\n", encoding="utf-8"
     )
     result = CliRunner().invoke(main, ["cost", str(bad)])
-    assert result.exit_code == 1 and "bad.yaml:4" in result.output
+    assert result.exit_code == 2 and "bad.yaml:4" in result.output  # unusable input, not a finding

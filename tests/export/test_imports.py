@@ -121,7 +121,10 @@ def load_text(text: str, folder: Path):
 def test_import_rejects_a_template_without_tables(tmp_path: Path) -> None:
     template = tmp_path / "empty.yaml"
     template.write_text("Resources: {Q: {Type: AWS::SQS::Queue}}\n")
-    with pytest.raises(ValueError, match="no AWS::DynamoDB::Table resource"):
+    with pytest.raises(
+        ValueError,
+        match="no AWS::DynamoDB::Table or .* resource; found 1 other resource.*AWS::SQS::Queue",
+    ):
         import_file(template, "cloudformation")
 
 

@@ -32,7 +32,9 @@ def _rules(name: str) -> dict[str, list[str]]:
 
 def test_van_status_filter_and_ttl_reads() -> None:
     found = _rules("van-telemetry")
-    assert "TW302" in found and "TW303" in found  # the "latest status" filter, with a Limit
+    assert "TW302" in found  # the "latest status" filter reads 3x what it returns
+    # page_size 50 holds ~16 status messages for a limit of 1: TW303's own fix is in place.
+    assert "TW303" not in found
     assert "TW501" not in found  # the design stores TTL in seconds (the seed wrote milliseconds)
 
 

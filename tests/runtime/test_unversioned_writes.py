@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tablewright import connect
-from tablewright.runtime import ConditionFailedError, ConflictError, ValidationError
+from tablewright.runtime import AlreadyExistsError, ConditionFailedError, ValidationError
 
 NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 KEY = {"accountId": "a"}
@@ -42,22 +42,22 @@ class InterleavingClient:
         return attribute
 
 
-def test_put_if_absent_creates_only(bank):
-    bank.put("Account", _account(), if_absent=True)
-    with pytest.raises(ConflictError, match="expected no item but found an existing item"):
-        bank.put("Account", _account(balance=5), if_absent=True)
+def test_put_creates_only_and_replace_overwrites(bank):
+    bank.put("Account", _account())
+    with pytest.raises(AlreadyExistsError, match=r"Account \(PK='ACCOUNT#a', SK='PROFILE'\): already exists"):
+        bank.put("Account", _account(balance=5))
     assert bank.get("Account", **KEY)["balance"] == 100
-    bank.put("Account", _account(balance=5))  # without if_absent an unversioned put replaces
+    bank.replace("Account", _account(balance=5))  # the explicit overwrite
     assert bank.get("Account", **KEY)["balance"] == 5
 
 
-def test_put_if_absent_loses_the_race_with_a_conflict(bank, runtime_for):
+def test_put_loses_the_race_with_already_exists(bank, runtime_for):
     rival = runtime_for("bank", bank.client)
     racing = runtime_for(
         "bank", InterleavingClient(bank.client, lambda: rival.put("Account", _account(note="rival")))
     )
-    with pytest.raises(ConflictError, match="found an existing item"):
-        racing.put("Account", _account(note="mine"), if_absent=True)
+    with pytest.raises(AlreadyExistsError, match="already exists"):
+        racing.put("Account", _account(note="mine"))
     assert bank.get("Account", **KEY)["note"] == "rival"
 
 
@@ -98,11 +98,11 @@ def test_bad_conditions_are_refused_before_writing(bank):
     assert "note" not in bank.get("Account", **KEY)
 
 
-def test_put_condition(bank):
+def test_replace_condition(bank):
     bank.put("Account", _account())
-    with pytest.raises(ConditionFailedError, match=r"put Account .*status='OPEN'"):
-        bank.put("Account", _account(balance=1), condition="status = 'FROZEN'")
-    bank.put("Account", _account(balance=1), condition="status = 'OPEN'")
+    with pytest.raises(ConditionFailedError, match=r"replace Account .*status='OPEN'"):
+        bank.replace("Account", _account(balance=1), condition="status = 'FROZEN'")
+    bank.replace("Account", _account(balance=1), condition="status = 'OPEN'")
     assert bank.get("Account", **KEY)["balance"] == 1
 
 

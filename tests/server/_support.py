@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import signal
 import socket
+import subprocess
+import sys
+import threading
 
 from botocore.config import Config
 
@@ -38,3 +43,54 @@ def create_table(client, name: str = "items", sort_key: bool = False) -> None:
     client.create_table(
         TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST"
     )
+
+
+SERVE = [sys.executable, "-c", "from tablewright.cli import main; main()", "serve"]
+
+
+class Served:
+    """A running ``tablewright serve`` subprocess and what it printed on start.
+
+    Its stderr (the server's log) is read on a thread as it comes, so a chatty server never blocks
+    on a full pipe; ``log()`` is what it logged so far.
+    """
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*SERVE, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        self._log: list[str] = []
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
+        self.banner: list[str] = []
+        for line in self.process.stdout:
+            self.banner.append(line)
+            if line.startswith("Press Ctrl+C"):
+                break
+        match = re.search(r"DynamoDB API at (http://\S+)", "".join(self.banner))
+        if match is None:
+            self.process.kill()
+            self._reader.join(timeout=10)
+            raise AssertionError(f"server did not start: {self.banner} {self.log()}")
+        self.url = match.group(1)
+        self.port = int(self.url.rsplit(":", 1)[1])
+
+    def _read_log(self) -> None:
+        for line in self.process.stderr:
+            self._log.append(line)
+
+    def log(self) -> str:
+        return "".join(self._log)
+
+    def stop(self, signum: int = signal.SIGTERM) -> tuple[int, str, str]:
+        """Signal the server, wait for it; return (exit status, rest of stdout, its whole log)."""
+        self.process.send_signal(signum)
+        out = self.process.stdout.read()
+        self.process.wait(timeout=60)
+        self._reader.join(timeout=10)
+        return self.process.returncode, out, self.log()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,34 +15,8 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from ._support import DUMMY, NO_RETRY, create_table
+from ._support import DUMMY, NO_RETRY, SERVE, Served, create_table
 from .conftest import engine_class
-
-SERVE = [sys.executable, "-c", "from tablewright.cli import main; main()", "serve"]
-
-
-class Served:
-    """A running ``tablewright serve`` subprocess and what it printed on start."""
-
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [*SERVE, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        self.banner: list[str] = []
-        for line in self.process.stdout:
-            self.banner.append(line)
-            if line.startswith("Press Ctrl+C"):
-                break
-        match = re.search(r"DynamoDB API at (http://\S+)", "".join(self.banner))
-        if match is None:
-            self.process.kill()
-            raise AssertionError(f"server did not start: {self.banner} {self.process.stderr.read()}")
-        self.url = match.group(1)
-
-    def stop(self, signum: int = signal.SIGTERM) -> tuple[int, str, str]:
-        self.process.send_signal(signum)
-        out, err = self.process.communicate(timeout=60)
-        return self.process.returncode, out, err
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ engine cannot be made to produce on demand (an unexpected exception) can be exer
 from __future__ import annotations
 
 import http.client
+import logging
 import socket
 import zlib
 
@@ -75,6 +76,21 @@ def test_unexpected_exception_is_500_and_server_keeps_serving(plain):
     assert response.status == 200
 
 
+def test_internal_error_is_logged_with_traceback_and_the_client_gets_only_its_id(plain, caplog):
+    caplog.set_level(logging.ERROR, logger="tablewright.server")
+    response, payload = post(plain.port, "DynamoDB_20120810.Scan", b"{}")
+    request_id = response.getheader("x-amzn-RequestId")
+    message = orjson.loads(payload)["message"]
+    assert response.status == 500
+    assert request_id in message
+    assert "ZeroDivisionError" not in message and "a bug in the engine" not in message
+    logged = [record for record in caplog.records if request_id in record.getMessage()]
+    assert len(logged) == 1
+    assert "Scan" in logged[0].getMessage()
+    assert logged[0].exc_info is not None and logged[0].exc_info[0] is ZeroDivisionError
+    assert "a bug in the engine" in caplog.text  # the traceback, on the server's side only
+
+
 def test_keep_alive_serves_many_requests_on_one_connection(plain):
     conn = http.client.HTTPConnection("127.0.0.1", plain.port, timeout=10)
     for n in range(5):
@@ -119,7 +135,10 @@ def test_chunked_body_over_the_limit_is_413(plain):
 
 def test_slow_partial_request_times_out_with_408(plain):
     with socket.create_connection(("127.0.0.1", plain.port), timeout=10) as sock:
-        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+            b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 100\r\n\r\n{"
+        )
         answer = sock.recv(65536)  # the server's 1 s request timeout answers, then closes
         assert status_of(answer) == 408
         assert sock.recv(65536) == b""

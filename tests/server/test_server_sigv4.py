@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import http.client
+import socket
 from datetime import UTC, datetime, timedelta
 
 import boto3
@@ -206,3 +207,139 @@ def test_malformed_authorization_is_refused(secured, authorization, code):
     response = conn.getresponse()
     payload = orjson.loads(response.read())
     assert response.status == 400 and payload["__type"].endswith("#" + code), payload
+
+
+def _captured(url: str, body: bytes, *, unsigned_payload: bool = False) -> dict[str, str]:
+    """The headers of a request botocore signed, as someone on the path would capture them.
+
+    ``unsigned_payload``: signed with the literal ``UNSIGNED-PAYLOAD`` as payload hash (as S3 clients
+    may), announced in X-Amz-Content-Sha256.
+    """
+    request = AWSRequest(
+        method="POST",
+        url=url + "/",
+        data=body,
+        headers={
+            "X-Amz-Target": "DynamoDB_20120810.PutItem",
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD"
+            if unsigned_payload
+            else hashlib.sha256(body).hexdigest(),
+        },
+    )
+    if unsigned_payload:
+        request.context["payload_signing_enabled"] = False
+    auth = SigV4Auth(Credentials(KEY, SECRET), "dynamodb", "us-east-1")
+    if unsigned_payload:
+        auth.payload = lambda request: "UNSIGNED-PAYLOAD"  # the hash botocore then signs
+    auth.add_auth(request)
+    return dict(request.headers.items())
+
+
+def _post_raw(port: int, headers: dict[str, str], body: bytes) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", "/", body=body, headers=headers)
+    response = conn.getresponse()
+    status, payload = response.status, orjson.loads(response.read())
+    conn.close()
+    return status, payload
+
+
+def _put(value: str) -> bytes:
+    return orjson.dumps({"TableName": "items", "Item": {"pk": {"S": "k"}, "v": {"S": value}}})
+
+
+def test_captured_signature_cannot_carry_another_body(secured, engine):
+    create_table(dynamodb(secured.url))
+    original = _put("signed")
+    headers = _captured(secured.url, original)
+    assert headers["X-Amz-Content-Sha256"] == hashlib.sha256(original).hexdigest()  # signed, and claimed
+    forged = _put("swapped")
+    status, payload = _post_raw(secured.port, headers, forged)
+    assert status == 400 and payload["__type"].endswith("#InvalidSignatureException"), payload
+    assert "not the SHA-256 of the body received" in payload["message"]
+    # The same headers with the hash of the new body claimed: the signature no longer matches.
+    rehashed = {**headers, "X-Amz-Content-Sha256": hashlib.sha256(forged).hexdigest()}
+    status, payload = _post_raw(secured.port, rehashed, forged)
+    assert status == 400 and payload["__type"].endswith("#InvalidSignatureException"), payload
+    # Without the header at all: still the received body's hash, still refused.
+    bare = {name: value for name, value in headers.items() if name != "X-Amz-Content-Sha256"}
+    assert _post_raw(secured.port, bare, forged)[0] == 400
+    assert engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": "k"}}}) == {}
+    # The captured request itself, replayed as it was, is a valid request (within the 5 minutes).
+    assert _post_raw(secured.port, headers, original)[0] == 200
+
+
+def test_unsigned_payload_is_refused(secured, engine):
+    create_table(dynamodb(secured.url))
+    body = _put("unsigned")
+    headers = _captured(secured.url, body, unsigned_payload=True)
+    status, payload = _post_raw(secured.port, headers, body)
+    assert status == 400 and payload["__type"].endswith("#InvalidSignatureException"), payload
+    assert "UNSIGNED-PAYLOAD" in payload["message"]
+    assert engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": "k"}}}) == {}
+
+
+def test_scope_for_another_service_is_refused(secured):
+    request = AWSRequest(
+        method="POST",
+        url=secured.url + "/",
+        data=b"{}",
+        headers={
+            "X-Amz-Target": "DynamoDB_20120810.ListTables",
+            "Content-Type": "application/x-amz-json-1.0",
+        },
+    )
+    SigV4Auth(Credentials(KEY, SECRET), "s3", "us-east-1").add_auth(request)
+    status, payload = _post_raw(secured.port, dict(request.headers.items()), b"{}")
+    assert status == 400 and payload["__type"].endswith("#InvalidSignatureException")
+    assert payload["message"].startswith("Credential should be scoped to correct service: 'dynamodb'.")
+
+
+def test_accepted_regions_are_configurable(engine):
+    with ServerThread(
+        engine.handle, credentials={KEY: SECRET}, regions=["eu-west-1", "eu-central-1"]
+    ) as served:
+        assert dynamodb(served.url).list_tables()["TableNames"] == []  # signs for eu-west-1
+        other = boto3.client(
+            "dynamodb",
+            endpoint_url=served.url,
+            region_name="us-east-1",
+            aws_access_key_id=KEY,
+            aws_secret_access_key=SECRET,
+            config=NO_RETRY,
+        )
+        status, code, message = error_of(other.list_tables)
+    assert (status, code) == (400, "InvalidSignatureException")
+    assert message.startswith("Credential should be scoped to a valid region, not 'us-east-1'.")
+    assert "eu-central-1, eu-west-1" in message
+
+
+def test_unauthenticated_request_is_refused_before_its_body_is_sent(secured):
+    # With Expect: 100-continue the client waits for the go-ahead before sending the body; a request
+    # without credentials gets its refusal instead, so no byte of the body is ever needed.
+    with socket.create_connection(("127.0.0.1", secured.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+            b"Content-Type: application/x-amz-json-1.0\r\nExpect: 100-continue\r\n"
+            b"Content-Length: 16000000\r\n\r\n"
+        )
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert b"MissingAuthenticationTokenException" in answer
+
+
+def test_signed_request_with_expect_continue_gets_100_then_its_answer(secured):
+    body = b"{}"
+    request = signed(secured.url, body)
+    head = [b"POST / HTTP/1.1", f"Host: 127.0.0.1:{secured.port}".encode()]  # signed as part of the URL
+    head += [f"{name}: {value}".encode() for name, value in request.headers.items()]
+    head += [b"Expect: 100-continue", b"Content-Length: 2"]
+    with socket.create_connection(("127.0.0.1", secured.port), timeout=10) as sock:
+        sock.sendall(b"\r\n".join(head) + b"\r\n\r\n")
+        interim = sock.recv(65536)
+        assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
+    assert b'"TableNames"' in answer

@@ -27,8 +27,8 @@ def register_device(rt: Runtime, values: Mapping[str, object], *, now: datetime 
     existing = rt.get("Device", device_id=device_id)
     if existing is None:
         try:
-            # Device is versioned, so a put without expected_version is a create guarded by
-            # attribute_not_exists on the key: the SC-ID itself is the uniqueness that matters.
+            # rt.put is a create guarded by attribute_not_exists on the key: the SC-ID itself is
+            # the uniqueness that matters.
             result = rt.put("Device", values, now=now)
             assert result.record is not None
             return result.record

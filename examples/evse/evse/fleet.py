@@ -72,8 +72,10 @@ class EvseFleet:
         return page.items[0] if page.items else None
 
     def state_of_uuid(self, wireless_device_id: str) -> Record | None:
-        """The device-state item found by wireless UUID: no lookup table, the SC-ID is derived."""
-        return self.state(sc_id(wireless_device_id))
+        """The device-state item of a wireless UUID, or None: no lookup table, the SC-ID is derived,
+        and the item must name this UUID (another UUID with the same SC-ID is another charger)."""
+        found = self.state(sc_id(wireless_device_id))
+        return found if found is not None and found["wireless_device_id"] == wireless_device_id else None
 
     def fleet_overview(self) -> Page:
         """Every device's state in one Scan of evse-device-state (one item per device)."""

@@ -6,9 +6,10 @@ TransactWriteItems):
 
 1. ``tx_check`` evse-devices: the SC-ID is registered *to this wireless UUID*. The SC-ID is a 32-bit
    hash, so two UUIDs can share one; this check keeps a colliding device out of another's partition.
-2. ``tx_put`` the event with ``if_absent``: append-only, never an overwrite.
-3. ``tx_put`` the new state item under its version (optimistic locking), unless the uplink is older
-   than the state (a late delivery appends its event but does not roll the state back).
+2. ``tx_put`` the event (a create): append-only, never an overwrite.
+3. the new state item: ``tx_put`` (a create) for a device's first event, else ``tx_replace`` under its
+   version (optimistic locking), when the event changes it: a late delivery never rolls the state
+   back, but still sets what no newer event of its group set (``state.apply_event``).
 
 A refused event put means the key is taken. The stored event tells which case it is:
 
@@ -26,7 +27,7 @@ from datetime import UTC, datetime
 
 from tablewright.runtime import ConflictError, Record, Runtime, RuntimeFailure
 
-from .state import apply_event, is_stale
+from .state import apply_event
 
 MAX_ATTEMPTS = 20  # collisions and version races together
 MAX_COLLISION_OFFSET_MS = 1000  # the design's bound on collision_offset_ms
@@ -45,7 +46,7 @@ class ScIdCollisionError(RuntimeError):
 
 @dataclass
 class IngestResult:
-    """``status``: ``appended`` or ``duplicate``; ``state_updated`` is False for late or duplicate uplinks."""
+    """``status``: ``appended`` or ``duplicate``; ``state_updated`` is False when the state did not change."""
 
     status: str
     event: Record
@@ -63,7 +64,9 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
     for attempt in range(1, MAX_ATTEMPTS + 1):
         device_id = str(event["device_id"])
         state = rt.get("DeviceState", device_id=device_id)
-        stale = is_stale(state, event)
+        current = {k: v for k, v in (state or {}).items() if k != "version"}
+        next_state = apply_event(state, event)
+        changes_state = state is None or next_state != current  # a late event may change nothing
         operations = [
             rt.tx_check(
                 "Device",
@@ -71,11 +74,15 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
                 "wireless_device_id = :uuid",
                 condition_params={"uuid": event["wireless_device_id"]},
             ),
-            rt.tx_put("Event", _placed(original, offset), if_absent=True),
+            rt.tx_put("Event", _placed(original, offset)),
         ]
-        if not stale:
+        if changes_state:
             version = int(state["version"]) if state is not None else None  # type: ignore[call-overload]
-            operations.append(rt.tx_put("DeviceState", apply_event(state, event), expected_version=version))
+            operations.append(
+                rt.tx_put("DeviceState", next_state)
+                if version is None
+                else rt.tx_replace("DeviceState", next_state, expected_version=version)
+            )
         try:
             result = rt.transact(operations, now=moment)
         except RuntimeFailure as error:
@@ -95,7 +102,7 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
                 continue  # another uplink of this device changed the state: read it again, re-apply
             raise
         record = next(r for r in result.records if r.entity == "Event")
-        return IngestResult("appended", record, not stale, offset, attempt)
+        return IngestResult("appended", record, changes_state, offset, attempt)
     raise RuntimeError(
         f"uplink {event['device_id']} at {event['timestamp_mt']}: not stored after {MAX_ATTEMPTS} attempts"
     )

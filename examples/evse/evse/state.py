@@ -83,17 +83,55 @@ EFFECTS: dict[str, Callable[[Values, Mapping[str, object]], None]] = {
 }
 
 
+# Event type -> the state group it changes (interlock: none). Each group records when it last
+# changed in ``<group>_updated_ms``, so events arriving out of order resolve per group.
+GROUPS: dict[str, str | None] = {
+    "telemetry": "telemetry",
+    "scheduler": "scheduler",
+    "ota_start": "ota",
+    "ota_complete": "ota",
+    "diagnostics": "time_sync",
+    "interlock": None,
+}
+# Whether a late event may fill fields of its group that are still unset. A late ota_complete may
+# not: the newer change of the OTA group is either its own session's completion (already set) or
+# a newer session's start, which its completion time would misdescribe.
+LATE_FILLS: dict[str, bool] = {"ota_complete": False}
+
+
+def _newer(state: Mapping[str, object], attribute: str, at: int) -> bool:
+    seen = state.get(attribute)
+    return seen is None or at > int(seen)  # type: ignore[call-overload]
+
+
 def apply_event(state: Mapping[str, object] | None, event: Mapping[str, object]) -> Values:
     """The next state item after ``event`` (which must carry ``timestamp_mt``, as stored events do).
 
+    The rule for events that arrive out of order (README, decision 6): an event newer than the last
+    change of its group applies its effect; an older one only fills fields of its group that are
+    still unset (never one a newer event set); ``last_event_*`` follow the newest event. So a late
+    ``ota_complete`` still ends an OTA session that a newer telemetry uplink did not touch.
     The ``version`` attribute is left to the writer; everything else is the new item.
     """
-    new: Values = {k: v for k, v in (state or {}).items() if k != "version"}
+    current: Values = {k: v for k, v in (state or {}).items() if k != "version"}
+    new = dict(current)
+    at = int(event["timestamp"])  # type: ignore[call-overload]
+    kind = str(event["event_type"])
+    group = GROUPS[kind]
+    if group is not None:
+        effect = dict(current)
+        EFFECTS[kind](effect, event)
+        if _newer(current, f"{group}_updated_ms", at):
+            new = {**effect, f"{group}_updated_ms": at}
+        elif LATE_FILLS.get(kind, True):
+            new.update({k: v for k, v in effect.items() if k not in current})
     new["wireless_device_id"] = event["wireless_device_id"]
-    new["last_event_ms"] = event["timestamp"]
-    new["last_event_mt"] = event["timestamp_mt"]
-    new["last_event_type"] = event["event_type"]
-    EFFECTS[str(event["event_type"])](new, event)
+    if _newer(current, "last_event_ms", at):
+        new["last_event_ms"] = event["timestamp"]
+        new["last_event_mt"] = event["timestamp_mt"]
+        new["last_event_type"] = event["event_type"]
+    if new.get("ota_status") == "success" and new.get("ota_to_version") is not None:
+        new["firmware_version"] = new["ota_to_version"]  # a finished update is the running firmware
     return new
 
 
@@ -101,7 +139,7 @@ def is_stale(state: Mapping[str, object] | None, event: Mapping[str, object]) ->
     """True when ``event`` is older than the last one folded into ``state`` (a late delivery).
 
     Compared on the Unix-ms instant, not on ``timestamp_mt``: in the fall-back hour the wall clock
-    goes backwards while time does not.
+    goes backwards while time does not. A stale event can still change the state (``apply_event``).
     """
     if state is None or state.get("last_event_ms") is None:
         return False

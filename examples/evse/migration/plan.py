@@ -5,7 +5,9 @@
 
 The copy is not live replication: run it with writers stopped (the ADR deploys every Lambda at
 once). Legacy tables are deleted by the plan, each only after its copy verified; the two orphans
-(Decision 6) are deleted outright.
+(Decision 6) are deleted outright. Rows that cannot be migrated are kept, with the reason, in
+``<legacy table>-rejects`` (see ``transforms``); the registry goes first, so every other row is
+checked against the SC-ID owner it names.
 """
 
 from __future__ import annotations
@@ -25,12 +27,24 @@ def _table(name: str) -> CreateTable:
     return CreateTable.from_design(DESIGN, name)
 
 
+def _rejects(legacy_table: str) -> CreateTable:
+    """Where the rows of ``legacy_table`` that cannot be migrated are kept (key: the legacy key as text)."""
+    return CreateTable(
+        spec={
+            "TableName": transforms.rejects(legacy_table),
+            "AttributeDefinitions": [{"AttributeName": "source_key", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "source_key", "KeyType": "HASH"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+    )
+
+
 PLAN = Plan(
     [
-        _table(transforms.EVENTS),  # with its event-type-index GSI
-        _table(transforms.DEVICE_STATE),
-        # Events and sentinels are one scan: events are re-keyed, sentinels fold into device state.
-        Copy(EVENTS, transforms.EVENTS, transforms.event, delete_source=True, name="events"),
+        _rejects(REGISTRY),
+        _rejects(EVENTS),
+        _rejects(AGGREGATES),
+        # The registry first: every event, sentinel and aggregate is checked against the UUID it holds.
         Rename(
             REGISTRY,
             transforms.DEVICES,
@@ -38,6 +52,10 @@ PLAN = Plan(
             transform=transforms.registry,
             delete_old=True,
         ),
+        _table(transforms.EVENTS),  # with its event-type-index GSI
+        _table(transforms.DEVICE_STATE),
+        # Events and sentinels are one scan: events are re-keyed, sentinels fold into device state.
+        Copy(EVENTS, transforms.EVENTS, transforms.event, delete_source=True, name="events"),
         Rename(
             AGGREGATES,
             transforms.DAILY_STATS,

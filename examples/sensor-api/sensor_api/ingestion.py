@@ -13,24 +13,32 @@ written as one transaction of its readings followed by the marker (``MARKER_LAST
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
 Both plans go through the runtime's public calls: ``rt.compose`` validates every reading,
-``rt.transact`` writes the marker (``if_absent``) with the readings, and a ``ConflictError`` on
+``rt.transact`` writes the marker (a create) with the readings, and a ``ConflictError`` on
 operation 0 (the marker) means the batch was already processed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from decimal import Decimal
 
 from tablewright.design.validators import Violation
-from tablewright.runtime import ConflictError, Runtime, ValidationError
+from tablewright.runtime import ConditionFailedError, ConflictError, Runtime, ValidationError
 
-from .clock import utc_now
+from .clock import rfc3339, utc_now
 
 MAX_READINGS = 100  # "Batch Size: 1-100 readings per request"
 MAX_TRANSACTION_ACTIONS = 100  # DynamoDB TransactWriteItems
 MARKER_OPERATION = 0  # the marker is the first operation of the one-transaction plan
+# The window of reading timestamps whose TTL (timestamp + 90 days) DynamoDB acts on as the retention
+# means: TTL deletes ignore items whose TTL is more than five years in the past, and a clock running
+# ahead would keep its readings past the retention (README, decisions).
+OLDEST_READING = timedelta(days=5 * 365 - 90)
+NEWEST_READING = timedelta(days=1)
+BATCH_FIELDS = ("hardware_id", "batch_id")  # the batch's, never a reading's own
 
 
 class UnknownDeviceError(LookupError):
@@ -83,14 +91,72 @@ def ingest_batch(
     }
     if device.get("friendly_name"):
         shared["friendly_name"] = device["friendly_name"]
-    values = [{**shared, **dict(r)} for r in readings]
-    violations = _reading_violations(rt, values, moment) + _same_instant(values)
+    violations = _foreign_batch_fields(readings, shared) + _timestamp_window(readings, moment)
+    values = [{**dict(r), **shared} for r in readings]  # the batch's identity wins, never a reading's
+    violations += _reading_violations(rt, values, moment) + _same_instant(values)
     if violations:
         raise ValidationError("Reading", violations)
     marker = {"batch_id": batch_id, "hardware_id": hardware_id}
     if len(values) + 1 <= MAX_TRANSACTION_ACTIONS:
-        return _one_transaction(rt, marker, values, moment)
-    return _marker_last(rt, marker, values, moment)
+        result = _one_transaction(rt, marker, values, moment)
+    else:
+        result = _marker_last(rt, marker, values, moment)
+    _seen(rt, hardware_id, moment)
+    return result
+
+
+def _seen(rt: Runtime, hardware_id: str, moment: datetime) -> None:
+    """Move the device's ``last_seen_at`` (and with it gsi1sk) forward to this request, never back.
+
+    After the batch, not inside its transaction: a crash in between leaves last_seen_at behind
+    until the next request, which is acceptable for an activity listing; inside, every ingestion of
+    a device would contend on its Device item and take a transaction action from the batch.
+    """
+    seen = rfc3339(moment)
+    with suppress(ConditionFailedError):  # a request at least as recent already moved it
+        rt.update(
+            "Device",
+            {"hardware_id": hardware_id},
+            {"last_seen_at": seen},
+            condition="last_seen_at < :seen",
+            condition_params={"seen": seen},
+            now=moment,
+        )
+
+
+def _foreign_batch_fields(
+    readings: Sequence[Mapping[str, object]], batch: Mapping[str, object]
+) -> list[Violation]:
+    """A reading naming another device or batch than the request's (it would be stored under the batch)."""
+    return [
+        Violation(
+            "Reading",
+            f"[{index}].{name}",
+            "batch_identity",
+            f"{name} {reading[name]!r} differs from the batch's {batch[name]!r}",
+        )
+        for index, reading in enumerate(readings)
+        for name in BATCH_FIELDS
+        if name in reading and reading[name] != batch[name]
+    ]
+
+
+def _timestamp_window(readings: Sequence[Mapping[str, object]], now: datetime) -> list[Violation]:
+    """Readings whose TTL DynamoDB would never act on (too old) or act on years late (ahead of now)."""
+    oldest = int((now - OLDEST_READING).timestamp() * 1000)
+    newest = int((now + NEWEST_READING).timestamp() * 1000)
+    found = []
+    for index, reading in enumerate(readings):
+        ts = reading.get("timestamp_ms")
+        if isinstance(ts, bool) or not isinstance(ts, (int, Decimal)) or oldest <= ts <= newest:
+            continue  # in the window, or not a number: the design's epoch_ms rule names it
+        problem = "older than" if ts < oldest else "newer than"
+        message = (
+            f"timestamp_ms {ts} is {problem} the accepted window [{oldest}, {newest}] (received "
+            f"{rfc3339(now)}): its TTL would be one DynamoDB never acts on or keeps past the retention"
+        )
+        found.append(Violation("Reading", f"[{index}].timestamp_ms", "ttl_window", message))
+    return found
 
 
 def _reading_violations(
@@ -124,7 +190,7 @@ def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
 
 def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
     """The document's plan: marker (must be new) + readings, all or nothing."""
-    operations = [rt.tx_put("ProcessedBatch", marker, if_absent=True)]
+    operations = [rt.tx_put("ProcessedBatch", marker)]
     operations += [rt.tx_put("Reading", value) for value in values]
     try:
         result = rt.transact(operations, now=now)
@@ -142,9 +208,10 @@ def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -
         return _duplicate(rt, marker, len(values), processed)
     chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
     for chunk in chunks:
-        rt.transact([rt.tx_put("Reading", value) for value in chunk], now=now)
+        # A retry after a crash between chunks rewrites the same readings: an explicit replace.
+        rt.transact([rt.tx_replace("Reading", value) for value in chunk], now=now)
     try:
-        rt.put("ProcessedBatch", marker, if_absent=True, now=now)
+        rt.put("ProcessedBatch", marker, now=now)
     except ConflictError:
         # A concurrent retry of the same batch wrote the marker first: same items, one copy.
         return _duplicate(rt, marker, len(values))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -18,6 +19,7 @@ _COMMANDS = {
     "import": "tablewright.cli.import_:import_",
     "migrate": "tablewright.cli.migrate:migrate",
     "explore": "tablewright.cli.explore:explore",
+    "init": "tablewright.cli.init:init",
 }
 
 
@@ -38,8 +40,25 @@ class _LazyGroup(click.Group):
             raise
         return getattr(module, attribute)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple:
+        # A mistyped command gets the closest known one as a suggestion (exit 2, like any usage error).
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            close = difflib.get_close_matches(args[0], self.list_commands(ctx), n=2, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            ctx.fail(f"No such command {args[0]!r}.{hint}")
+        return super().resolve_command(ctx, args)
 
-@click.group(cls=_LazyGroup)
+    def invoke(self, ctx: click.Context) -> object:
+        # Every command's typed errors become one line and the decided exit status (cli/errors.py).
+        from .errors import reporting_errors
+
+        with reporting_errors(ctx):
+            return super().invoke(ctx)
+
+
+
+# -h works everywhere: subcommands inherit the group's context settings.
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tablewright")
 def main() -> None:
     """Executable DynamoDB designs."""

@@ -1,111 +1,60 @@
 """``tablewright check PATH...``: run every access pattern of a design both ways and compare.
 
-For each design, on a fresh embedded engine (or ``--endpoint``): load and validate, create tables,
-load the example's sample data through the runtime, then for every pattern and parameter set
-compare ``means`` (evaluated in memory) with ``served`` (run through DynamoDB).
+The run itself is ``tablewright.runtime.check``; this module parses options, shows progress on
+stderr (so piped output and ``--format json`` stay clean) and prints the reports.
+Exit status: 0 every run passed, 1 a failure or mismatch, 2 a design that does not load or bad
+arguments, 3 the endpoint cannot be used (unreachable, or holds tables the check would create).
 """
 
 from __future__ import annotations
 
+import re
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
+from botocore.exceptions import BotoCoreError, ClientError
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from ..design import DesignError, load
-from ..runtime import Runtime
-from ..runtime.samples import Example, call_flexibly, find_examples, load_generator, load_sample_data
-from ..runtime.verify import Verdict, verify_pattern
-from ..runtime.wire import Record
+from ..runtime.check import CheckOptions, TablesExistError, check_designs, summarize
+from ..runtime.samples import find_examples
+
+_STYLE = {"pass": "green", "fail": "red", "invalid": "red", "skipped": "yellow"}
+_TABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
+_DETAILS_SHOWN = 20  # missing/extra keys listed per failing run; --format json lists all
 
 
-def _load_samples(rt: Runtime, data: dict[str, list[dict]], console: Console, quiet: bool) -> list[Record]:
-    total = sum(len(v) for v in data.values())
-    with Progress(console=console, disable=quiet or not console.is_terminal, transient=True) as progress:
-        task = progress.add_task("loading sample data", total=total)
-        return load_sample_data(rt, data, lambda n: progress.advance(task, n))
+def _fail(message: str, code: int) -> None:
+    click.echo(f"tablewright check: error: {message}", err=True)
+    sys.exit(code)
 
 
-def check_example(
-    example: Example, endpoint: str | None, seed: int, scale: float, console: Console, quiet: bool
-) -> dict:
-    """Check one design; returns a JSON-ready report (``status``: pass, fail or invalid)."""
-    report: dict = {"design": str(example.design), "name": example.name, "patterns": [], "status": "pass"}
-    started = time.perf_counter()
-    try:
-        design = load(example.design)
-    except DesignError as exc:
-        report.update(status="invalid", error=str(exc))
-        return report
-    rt = Runtime.open(design, endpoint_url=endpoint)
-    report["tables"] = rt.create_tables()
-    records: list[Record] = []
-    param_sets: dict[str, list[dict]] = {}
-    if example.generator is not None:
-        try:
-            module = load_generator(example.generator)
-            records = _load_samples(rt, call_flexibly(module.generate, seed, scale), console, quiet)
-            param_sets = call_flexibly(module.params, seed, scale)
-        except Exception as exc:  # the generator or the data is at fault: report it, go on
-            report.update(status="fail", error=f"sample data: {type(exc).__name__}: {exc}")
-            return report
-    report["items_loaded"] = len(records)
-    for name in design.patterns:
-        sets = param_sets.get(name) or []
-        if not sets:
-            report["patterns"].append({"pattern": name, "status": "skipped", "reason": "no parameter sets"})
-        for params in sets:
-            verdict = verify_pattern(rt, name, params, records)
-            report["patterns"].append(_verdict_json(verdict))
-            if not verdict.ok:
-                report["status"] = "fail"
-    unknown = sorted(set(param_sets) - set(design.patterns))
-    if unknown:
-        report["status"] = "fail"
-        report["error"] = f"parameter sets for unknown patterns: {', '.join(unknown)}"
-    report["seconds"] = round(time.perf_counter() - started, 3)
-    return report
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
-def _verdict_json(verdict: Verdict) -> dict:
-    return {
-        "pattern": verdict.pattern,
-        "params": {
-            k: v if isinstance(v, str | int | float | bool) or v is None else repr(v)
-            for k, v in verdict.params.items()
-        },
-        "status": "pass" if verdict.ok else "fail",
-        "detail": verdict.summary(),
-        "expected": verdict.expected,
-        "returned": verdict.returned,
-        "missing": verdict.missing,
-        "extra": verdict.extra,
-        "out_of_order": verdict.out_of_order,
-        **verdict.stats.as_dict(),
-    }
-
-
-def _print_report(console: Console, report: dict) -> None:
-    status_style = {"pass": "green", "fail": "red", "invalid": "red", "skipped": "yellow"}
+def _print_report(console: Console, report: dict[str, Any]) -> None:
     head = f"[bold]{report['name']}[/bold] ({report['design']}): "
-    console.print(head + f"[{status_style[report['status']]}]{report['status']}[/]")
+    console.print(head + f"[{_STYLE[report['status']]}]{report['status']}[/]", soft_wrap=True)
+    if report.get("table_prefix"):
+        console.print(f"tables on the endpoint under the prefix {report['table_prefix']}", markup=False)
     if report.get("error"):
-        console.print(report["error"], markup=False, highlight=False)
+        console.print(report["error"], markup=False, highlight=False, soft_wrap=True)
     if not report["patterns"]:
         return
     table = RichTable(show_header=True, header_style="bold")
-    for column in ("pattern", "status", "read", "returned", "RCU", "ms", "detail"):
-        table.add_column(column, justify="right" if column in ("read", "returned", "RCU", "ms") else "left")
+    for column in ("pattern", "params", "status", "read", "returned", "RCU", "ms", "detail"):
+        numeric = column in ("read", "returned", "RCU", "ms")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in report["patterns"]:
-        style = status_style[row["status"]]
         table.add_row(
             row["pattern"],
-            f"[{style}]{row['status']}[/]",
+            _params_text(row.get("params", {})),
+            f"[{_STYLE[row['status']]}]{row['status']}[/]",
             str(row.get("items_read", "")),
             str(row.get("items_returned", "")),
             f"{row['consumed_capacity']:.1f}" if "consumed_capacity" in row else "",
@@ -113,6 +62,58 @@ def _print_report(console: Console, report: dict) -> None:
             row.get("detail") or row.get("reason", ""),
         )
     console.print(table)
+    for row in report["patterns"]:
+        if row["status"] == "fail" and ("missing" in row or "extra" in row):
+            _print_failure(console, row)
+    for problem in report.get("cleanup_errors", []):
+        console.print(f"could not remove table {problem}", markup=False, soft_wrap=True)
+
+
+def _print_failure(console: Console, row: dict[str, Any]) -> None:
+    """The whole story of one failing run, one line per fact, never cut to the terminal's width."""
+    console.print(
+        f"FAIL {row['pattern']}({_params_text(row['params'])}): {row['detail']}", markup=False, soft_wrap=True
+    )
+    for label in ("missing", "extra"):
+        keys = row.get(label) or []
+        for key in keys[:_DETAILS_SHOWN]:
+            console.print(
+                f"  {label}: {orjson.dumps(key, default=str).decode()}", markup=False, soft_wrap=True
+            )
+        if len(keys) > _DETAILS_SHOWN:
+            console.print(f"  ... {len(keys) - _DETAILS_SHOWN} more {label} (--format json lists all)")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _print_summary(console: Console, reports: list[dict[str, Any]]) -> None:
+    total = summarize(reports)
+    skipped = f", {total['skipped']} skipped" if total["skipped"] else ""
+    style = "red" if total["failures"] else "green"
+    console.print(
+        f"checked {_count(total['designs'], 'design')}: {_count(total['patterns'], 'pattern')}, "
+        f"{_count(total['runs'], 'run')}, [{style}]{_count(total['failures'], 'failure')}[/]{skipped}, "
+        f"{total['items_loaded']} items loaded in {total['seconds']:.2f} s",
+        soft_wrap=True,
+    )
+
+
+class _ProgressBars:
+    """Progress on stderr, one task per design and stage, naming the design."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[tuple[str, str], Any] = {}
+
+    def __call__(self, design: str, stage: str, done: int, total: int) -> None:
+        key = (design, stage)
+        if key not in self.tasks:
+            for earlier in self.tasks.values():  # one bar at a time: the stage under way
+                self.progress.update(earlier, visible=False)
+            self.tasks[key] = self.progress.add_task(f"{design}: {stage}", total=total)
+        self.progress.update(self.tasks[key], completed=done, total=total)
 
 
 @click.command()
@@ -120,25 +121,73 @@ def _print_report(console: Console, report: dict) -> None:
 @click.option(
     "--endpoint", "endpoint", default=None, help="DynamoDB endpoint URL instead of a fresh embedded engine."
 )
+@click.option(
+    "--table-prefix",
+    default=None,
+    help="With --endpoint: prefix for the tables the check creates (default: unique per run).",
+)
+@click.option("--keep", is_flag=True, help="With --endpoint: leave the tables (and their data) afterwards.")
+@click.option(
+    "--reuse-tables",
+    is_flag=True,
+    help="With --endpoint: write into tables of the same name that already exist.",
+)
 @click.option("--scale", default=1.0, show_default=True, help="Sample data size multiplier.")
 @click.option("--seed", default=1, show_default=True, help="Sample data random seed.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def check(paths: tuple[Path, ...], endpoint: str | None, scale: float, seed: int, fmt: str) -> None:
-    """Validate designs, load sample data and check every access pattern's served against means."""
-    console = Console(stderr=fmt == "json")
+def check(
+    paths: tuple[Path, ...],
+    endpoint: str | None,
+    table_prefix: str | None,
+    keep: bool,
+    reuse_tables: bool,
+    scale: float,
+    seed: int,
+    fmt: str,
+) -> None:
+    """Validate designs, load sample data and check every access pattern's served against means.
+
+    PATH is a design file, a folder with design.yaml, or a folder of those. Exit status: 0 all
+    passed, 1 a failure, 2 a design that does not load, 3 the endpoint cannot be used.
+    """
+    if endpoint is None and (table_prefix is not None or keep or reuse_tables):
+        raise click.UsageError("--table-prefix, --keep and --reuse-tables go with --endpoint")
+    if table_prefix is not None and not _TABLE_NAME.match(table_prefix):
+        raise click.BadParameter("letters, digits, '_', '-' and '.' only", param_hint="--table-prefix")
+    if endpoint is not None and not re.match(r"^https?://[^/\s]+", endpoint):
+        raise click.BadParameter(f"{endpoint!r} is not an http(s) URL", param_hint="--endpoint")
     examples = find_examples(list(paths))
     if not examples:
         raise click.UsageError(f"no design files found in {', '.join(map(str, paths))}")
-    reports = [
-        check_example(example, endpoint, seed, scale, console, quiet=fmt == "json") for example in examples
-    ]
+    options = CheckOptions(endpoint, seed, scale, table_prefix, keep, reuse_tables)
+    errors = Console(stderr=True)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
+    )
+    try:
+        with progress:
+            reports = check_designs(examples, options, _ProgressBars(progress))
+    except TablesExistError as exc:
+        _fail(str(exc), 3)
+    except (BotoCoreError, ClientError) as exc:
+        _fail(f"endpoint {endpoint}: {exc}", 3)
     if fmt == "json":
         sys.stdout.write(
             orjson.dumps({"designs": reports}, default=repr, option=orjson.OPT_INDENT_2).decode() + "\n"
         )
     else:
+        out = Console()
+        if not out.is_terminal:  # piped: as wide as the lines are, so nothing is folded or cut
+            out = Console(width=10_000, no_color=True)
         for report in reports:
-            _print_report(console, report)
+            _print_report(out, report)
+        _print_summary(out, reports)
     statuses = {r["status"] for r in reports}
     if "invalid" in statuses:
         sys.exit(2)

@@ -6,13 +6,12 @@ import sys
 
 import click
 import orjson
-import yaml
 
-from tablewright.design import DesignError
+from .errors import CommandError
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
@@ -33,19 +32,23 @@ def cost(paths: tuple[str, ...], fmt: str, prices_path: str | None, measure: boo
 
     prices = load_prices(prices_path)
     reports = []
-    for path in paths:
-        try:
-            # tablewright.lint's loader tolerates a `lint:` section until the design schema knows it.
-            from tablewright.lint.runner import load_design
+    from tablewright.design.files import design_files
 
-            design = load_design(path)
-        except (DesignError, yaml.YAMLError) as exc:
-            raise click.ClickException(str(exc)) from None
+    # tablewright.lint's loader tolerates a `lint:` section until the design schema knows it.
+    from tablewright.lint.runner import load_design
+
+    for path in design_files(paths):
+        # A design that does not load is reported by the cli's error rules (cli/errors.py): exit 2.
+        design = load_design(path)
         measured = None
         if measure:
-            from tablewright.cost.measure import measure_design  # needs the engine: only for --measure
+            # Needs the engine: imported only for --measure.
+            from tablewright.cost.measure import MeasureError, measure_design
 
-            measured = measure_design(design, path)
+            try:
+                measured = measure_design(design, path)
+            except MeasureError as exc:  # the engine refuses the design or its sample data
+                raise CommandError(f"{path}: {exc}") from None
         reports.append(build(design, prices, measured))
     if fmt == "json":
         payload = reports[0] if len(reports) == 1 else reports

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import sys
 from pathlib import Path
 
 import click
@@ -40,22 +39,20 @@ def explore(
     from tablewright.explore import ExploreError, create_app, open_explorer
     from tablewright.explore.server import serve
 
-    def fail(message: str, code: int) -> None:
-        click.echo(f"tablewright explore: error: {message}", err=True)
-        sys.exit(code)
+    from .errors import ENVIRONMENT, INPUT, CommandError
 
     if db is not None and endpoint is not None:
-        fail("give --db or --endpoint, not both", 2)
+        raise CommandError("give --db or --endpoint, not both", INPUT)
     try:
         explorer = open_explorer(
             list(paths), db=db, endpoint=endpoint, writable=writable, seed=seed, scale=scale
         )
     except ExploreError as exc:
-        fail(str(exc), exc.exit_code)
+        raise CommandError(str(exc), exc.exit_code) from None
     app = create_app(explorer, allowed_hosts={host})
     try:
         serve(app, host, port, writable)
     except OSError as exc:
         if exc.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
-            fail(f"cannot listen on {host}:{port}: {exc.strerror}", 3)
+            raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}", ENVIRONMENT) from None
         raise

@@ -4,16 +4,17 @@ a NoSQL Workbench model or a Markdown document."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from tablewright.export import FORMATS
 
+from .errors import CommandError
+
 
 @click.command()
-@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True, dir_okay=False))
+@click.argument("design_path", metavar="DESIGN", type=click.Path(exists=True))
 @click.option("--to", "fmt", required=True, type=click.Choice(list(FORMATS)), help="Output format.")
 @click.option(
     "--out",
@@ -22,15 +23,22 @@ from tablewright.export import FORMATS
     help="Write to this file (create-table: a folder, one file per request).",
 )
 def export(design_path: str, fmt: str, out: str | None) -> None:
-    """Export DESIGN to another format (stdout unless --out). Exit 2 when the design does not load."""
-    from tablewright.design import DesignError, load
+    """Export DESIGN (a design file or an example folder) to another format (stdout unless --out).
+    Exit 2 when the design does not load or its sample data (generate.py) cannot be exported, 3 when
+    --out cannot be written."""
+    from tablewright.design import load
+    from tablewright.design.files import design_files
     from tablewright.export import export as run_export
+    from tablewright.export import losses
 
-    try:
-        design = load(design_path)
-    except DesignError as error:
-        click.echo(str(error), err=True)
-        sys.exit(2)
+    if Path(design_path).is_dir():
+        found = design_files([design_path])
+        if len(found) != 1:
+            raise CommandError(f"{design_path}: give one design file or example folder (found {len(found)})")
+        design_path = str(found[0])
+    design = load(design_path)
+    for warning in losses(design, fmt):
+        click.echo(f"tablewright export: warning: {warning}", err=True)
     if fmt == "create-table" and out:
         # One file per request, ready for `aws dynamodb create-table --cli-input-json file://...`.
         from tablewright.export.create_table import export as requests

@@ -1,18 +1,28 @@
 """``tablewright import FILE --from FORMAT``: a design file from a NoSQL Workbench model, a
-CloudFormation template, or (``--from endpoint``) the tables of a live endpoint."""
+CloudFormation or SAM template, a Serverless Framework file, Terraform (a file or a folder), or
+(``--from endpoint``) the tables of a live endpoint."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-_FORMATS = ["nosql-workbench", "cloudformation", "endpoint"]
+from tablewright.imports import FORMATS
+
+from .errors import CommandError
+
+_FORMATS = [*FORMATS, "endpoint"]
+
+
+def _located(source: str, error: Exception) -> str:
+    """The error naming the source once (most importers already start their message with it)."""
+    text = str(error)
+    return text if text.startswith(source) else f"{source}: {text}"
 
 
 @click.command(name="import")
-@click.argument("source", metavar="FILE", required=False, type=click.Path(dir_okay=False))
+@click.argument("source", metavar="FILE", required=False, type=click.Path())
 @click.option(
     "--from", "fmt", required=True, type=click.Choice(_FORMATS), help="What FILE is (endpoint: no FILE)."
 )
@@ -33,28 +43,51 @@ def import_(
     out: str | None,
 ) -> None:
     """Write a design file (YAML) for FILE: tables and indexes complete, entities and access patterns
-    as a commented skeleton to fill in. Exit 2 on an unreadable input."""
-    from tablewright.imports import import_file, to_yaml
+    as a commented skeleton to fill in. With --out, sample items go to <stem>.generate.py beside it.
+    What the source declares and the design cannot hold is listed on stderr and as a comment in the
+    design. ``--db`` is opened read-only: importing never writes to it. Exit 2 on an unreadable input,
+    3 when the endpoint cannot be reached or refuses a call."""
+    from tablewright.imports import read, result
 
-    try:
-        if fmt == "endpoint":
-            if source:
-                raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")
-            import tablewright
-            from tablewright.imports.endpoint import import_tables
+    if fmt == "endpoint":
+        if source:
+            raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")
+        if not (db or endpoint_url):
+            raise click.UsageError("--from endpoint needs --endpoint URL or --db FILE")
+        import tablewright
+        from tablewright.imports.endpoint import import_tables
 
-            client = tablewright.connect(db, endpoint_url=endpoint_url)
-            text = to_yaml(import_tables(client, list(tables) or None, name or "imported"))
-        else:
-            if not source or not Path(source).is_file():
-                raise click.UsageError(f"--from {fmt} needs an existing FILE")
-            text = import_file(source, fmt)
-            if name:
-                text = text.replace(f"name: {Path(source).stem}\n", f"name: {name}\n", 1)
-    except (ValueError, KeyError, OSError) as error:
-        click.echo(f"error: {source or endpoint_url}: {error}", err=True)
-        sys.exit(2)
-    if out:
-        Path(out).write_text(text, encoding="utf-8")
+        client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=db is not None)
+        found = import_tables(client, list(tables) or None, name or "imported")
+        if not found.tables:
+            raise CommandError(f"{endpoint_url or db}: no tables to import (ListTables is empty)")
+        try:
+            imported = result(found, source=endpoint_url or db)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
     else:
-        click.echo(text, nl=False)
+        if not source:
+            raise click.UsageError(f"--from {fmt} needs a FILE")
+        path = Path(source)
+        if not path.exists():
+            raise CommandError(f"{source}: no such file")
+        if path.is_dir() and fmt != "terraform":
+            raise CommandError(f"{source}: a folder (only --from terraform reads a folder of .tf files)")
+        try:
+            imported = result(read(path, fmt), name, source=source)
+        except (ValueError, KeyError) as error:
+            raise CommandError(_located(source, error)) from None
+    for warning in imported.warnings:
+        click.echo(f"tablewright import: warning: {warning}", err=True)
+    for note in imported.notes:
+        click.echo(f"tablewright import: not carried: {note}", err=True)
+    if out:
+        Path(out).write_text(imported.design, encoding="utf-8")
+        if imported.generator:
+            Path(out).with_name(f"{Path(out).stem}.generate.py").write_text(
+                imported.generator, encoding="utf-8"
+            )
+    else:
+        click.echo(imported.design, nl=False)
+        if imported.generator:
+            click.echo("tablewright import: warning: sample items are written only with --out", err=True)

@@ -37,7 +37,7 @@ def _rules_table() -> str:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True
 )
@@ -64,7 +64,14 @@ def lint(
         return
     if not paths:
         raise click.UsageError("give at least one design file")
-    report = lint_paths(list(paths), _config(disable, severity))
+    from tablewright.design.files import design_files
+
+    try:
+        files = design_files(paths)
+    except FileNotFoundError as exc:
+        click.echo(f"tablewright lint: error: {exc}", err=True)
+        sys.exit(2)
+    report = lint_paths(list(files), _config(disable, severity))
     if fmt == "text":
         from rich.console import Console
 

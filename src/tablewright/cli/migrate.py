@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .errors import CommandError
+
 
 @click.command()
 @click.argument("plan_path", metavar="PLAN", type=click.Path(exists=True, dir_okay=False))
@@ -15,13 +17,16 @@ import click
 )
 @click.option("--db", type=click.Path(dir_okay=False), help="The embedded engine's SQLite file.")
 @click.option(
+    "--read-only", is_flag=True, help="With --dry-run and --db: open the database without writing to it."
+)
+@click.option(
     "--dry-run", is_flag=True, help="Print what would change (counts, before/after samples); change nothing."
 )
 @click.option(
     "--state",
     "state_path",
     type=click.Path(dir_okay=False),
-    help="Checkpoint file [default: PLAN.state.json].",
+    help="Progress file [default: in the user cache folder, one per target and plan; none in memory].",
 )
 @click.option(
     "--segments",
@@ -45,6 +50,7 @@ def migrate(
     plan_path: str,
     endpoint_url: str | None,
     db: str | None,
+    read_only: bool,
     dry_run: bool,
     state_path: str | None,
     segments: int,
@@ -55,27 +61,45 @@ def migrate(
     """Run the migration PLAN (a .py exposing PLAN, or .yaml): create tables and indexes, copy with
     transforms, backfill, rename, delete. Resumable: re-run the same command after an interruption.
 
-    Exit status: 0 done, 1 a step failed (e.g. verification), 2 bad plan.
+    Exit status: 0 done, 1 a step failed (e.g. verification), 2 bad plan or database file,
+    3 endpoint unreachable or database unavailable (docs/cli.md).
     """
     from rich.console import Console
 
     import tablewright
-    from tablewright.migrate import load_plan, run_plan
+    from tablewright.migrate import (
+        CorruptProgress,
+        ProgressMismatch,
+        Target,
+        default_state_path,
+        load_plan,
+        run_plan,
+    )
     from tablewright.migrate.report import render, to_json
 
     if endpoint_url and db:
         raise click.UsageError("give --endpoint or --db, not both")
+    if read_only and not (dry_run and db):
+        raise click.UsageError("--read-only needs --dry-run and --db (a migration writes)")
     try:
         plan = load_plan(plan_path)
-    except (ValueError, KeyError, ImportError, OSError) as error:
-        click.echo(f"error: {plan_path}: {error}", err=True)
-        sys.exit(2)
-    client = tablewright.connect(db, endpoint_url=endpoint_url)
-    state = state_path or str(Path(plan_path).with_suffix(".state.json"))
+    except (ValueError, KeyError, ImportError, SyntaxError, OSError) as error:
+        raise CommandError(f"{plan_path}: {' '.join(str(error).split())}") from None
+    client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=read_only)
+    state = state_path or default_state_path(Target.of(client), plan.name, plan_path)
     console = Console(stderr=True) if fmt == "json" else Console()
-    report = run_plan(
-        client, plan, state=state, dry_run=dry_run, console=console, segments=segments, page_size=page_size
-    )
+    try:
+        report = run_plan(
+            client,
+            plan,
+            state=state,
+            dry_run=dry_run,
+            console=console,
+            segments=segments,
+            page_size=page_size,
+        )
+    except (ProgressMismatch, CorruptProgress) as error:
+        raise CommandError(str(error)) from None
     text = to_json(report)
     if report_path:
         Path(report_path).write_text(text + "\n", encoding="utf-8")

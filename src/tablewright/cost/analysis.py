@@ -89,6 +89,23 @@ def key_cardinality(entity: Entity, template: KeyTemplate) -> Cardinality:
     return Cardinality("enum", prod(p.values for p in parts if p.values is not None), why)
 
 
+def busiest_share(design: Design, entity: str, template: KeyTemplate) -> float | None:
+    """The share of an entity's items on its busiest key value: the largest declared share of an
+    enum field's values (``volumes ... shares: {status: {new: 0.7, ...}}``) when the key varies by
+    that one field, else 1 / the key's values; None when the cardinality is unknown."""
+    ent = design.entities[entity]
+    card = key_cardinality(ent, template)
+    if card.values is None:
+        return None
+    volume = design.volumes.entities.get(entity)
+    varying = [f for f in template.field_parts if not f.filters]
+    if card.kind == "enum" and volume is not None and len(template.field_parts) == 1 and varying:
+        declared = volume.shares.get(varying[0].name)
+        if isinstance(declared, dict) and declared:
+            return max(float(v) for v in declared.values())
+    return 1.0 / card.values
+
+
 # ------------------------------------------------------------------------------------- selectivity
 
 
@@ -151,28 +168,69 @@ def _not(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
     return None if inner is None else 1.0 - inner
 
 
+def declared_share(
+    design: Design, entities: tuple[str, ...], attribute: str, value: object = None
+) -> float | None:
+    """The share the design's volumes declare for an optional attribute (``value`` None) or one of its
+    enum values, over the entities' items (weighted by their declared item counts); None if undeclared."""
+    shares, weights = [], []
+    for name in entities:
+        volume = design.volumes.entities.get(name)
+        declared = volume.shares.get(attribute) if volume else None
+        if isinstance(declared, dict):
+            declared = declared.get(str(value)) if value is not None else None
+        if not isinstance(declared, int | float) or isinstance(declared, bool):
+            return None
+        shares.append(float(declared))
+        weights.append(max(1, volume.items) if volume else 1)
+    return sum(s * w for s, w in zip(shares, weights, strict=True)) / sum(weights) if shares else None
+
+
+def _literal_share(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    """A declared share for ``attribute = 'literal'``."""
+    paths = [a for a in node.args if isinstance(a, Path)]
+    consts = [a for a in node.args if isinstance(a, Const)]
+    if len(paths) != 1 or len(consts) != 1:
+        return None
+    return declared_share(design, entities, paths[0].text, consts[0].value)
+
+
 def _eq(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    share = _literal_share(node, design, entities)
+    if share is not None:
+        return share
     n = _domain(design, entities, node.args)
     return 1.0 / n if n else None
 
 
 def _ne(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    share = _literal_share(node, design, entities)
+    if share is not None:
+        return 1.0 - share
     n = _domain(design, entities, node.args)
     return 1.0 - 1.0 / n if n else None
 
 
 def _in(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
+    path, *values = node.args
+    if isinstance(path, Path) and values and all(isinstance(v, Const) for v in values):
+        shares = [declared_share(design, entities, path.text, v.value) for v in values]  # type: ignore[union-attr]
+        if all(s is not None for s in shares):
+            return min(1.0, sum(shares))  # type: ignore[arg-type]
     n = _domain(design, entities, node.args[:2])
     return min(1.0, (len(node.args) - 1) / n) if n else None
 
 
 def _exists(node: Node, design: Design, entities: tuple[str, ...]) -> float | None:
-    # Known only when every item has the attribute: required, computed, or part of its table key.
+    # Known when every item has the attribute (required, computed, or part of its table key), or
+    # when the volumes declare the share of items that carry it (a sparse index's population).
     paths = [a for a in node.args if isinstance(a, Path)]
     if len(paths) != 1 or not entities:
         return None
     top = paths[0].text.split(".")[0].split("[")[0]
-    return 1.0 if all(_always_present(design, name, top) for name in entities) else None
+    if all(_always_present(design, name, top) for name in entities):
+        return 1.0
+    return declared_share(design, entities, top)
 
 
 def _always_present(design: Design, entity_name: str, attribute: str) -> bool:
@@ -296,12 +354,31 @@ class RowsRead:
     upper_bound: bool = False  # the pattern can read this many; a narrower range reads fewer
 
 
+def unique_lookup(entity: Entity | None, pattern: AccessPattern) -> tuple[str, ...] | None:
+    """The unique constraint that makes a query on an index a one-item lookup, or None.
+
+    A query whose partition key (or whole key, with an ``eq`` sort condition) composes from the
+    fields of one of the entity's ``unique`` constraints can match at most one item: the runtime's
+    markers guarantee it, so it reads like a GetItem (WOMS ``account_by_email``).
+    """
+    served, entry = pattern.served, pattern.served.entity_key
+    if served.op != "query" or entry is None or entity is None or not entity.unique:
+        return None
+    fixed = set(entry.pk.fields)
+    if entry.sk is not None and served.sort is not None and served.sort.op == "eq":
+        fixed |= set(entry.sk.fields)
+    return next((tuple(u) for u in entity.unique if set(u) <= fixed), None)
+
+
 def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
     """Items one call of a pattern reads, from its op, limit, filter selectivity and the volumes."""
     served = pattern.served
     table = pattern_table(design, pattern)
     if served.op == "get":
         return RowsRead(1, False, "GetItem reads one item")
+    unique = unique_lookup(design.entities.get(served.via or (pattern.returns or ("",))[0]), pattern)
+    if unique is not None:
+        return RowsRead(1, False, f"one item: the key is unique ({', '.join(unique)})")
     if served.op == "transact_get":
         return RowsRead(max(1, len(served.items)), False, "one read per transaction item")
     if served.op == "batch_get":
@@ -353,3 +430,23 @@ def _partition_population(design: Design, pattern: AccessPattern, table: str | N
     index = pattern.served.index
     total = sum(items_of(design, e) * membership(design, e, index) for e in entities_in(design, table, index))
     return total / card.values if total else None
+
+
+EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
+
+
+def ttl_unit_problem(attr: Attribute) -> str | None:
+    """Why a TTL attribute is not epoch seconds, or None when it is (or cannot be told): DynamoDB
+    ignores anything else, so such items never expire (lint TW501; cost prices no TTL deletes)."""
+    if attr.computed is not None and attr.computed.kind == "ttl":
+        return None  # computed TTLs are always written in epoch seconds
+    if attr.type != "number":
+        return f"is a {attr.type}, not a Number"
+    if attr.format == "epoch_ms":
+        return "holds epoch milliseconds (~1.7e12: a date tens of thousands of years away)"
+    if attr.format in ("rfc3339", "date"):
+        return f"is declared {attr.format}"
+    for bound in (attr.min, attr.max):
+        if bound is not None and abs(bound) >= EPOCH_MS_FLOOR:
+            return f"has bound {bound}, a value in milliseconds"
+    return None

@@ -30,6 +30,9 @@ class Line:
     provisioned_wcu: int
     provisioned_rcu: int
     provisioned: dict[str, float]
+    declared: dict[str, float] = field(default_factory=dict)  # as the design's billing says
+    declared_mode: str = "on_demand"
+    declared_units: tuple[int, int] = (0, 0)  # read, write: provisioned as declared
 
 
 @dataclass
@@ -43,6 +46,8 @@ class Bill:
     break_even: dict[str, float] = field(default_factory=dict)
     utilisation: float = 0.0
     free_tier: dict[str, float | bool] = field(default_factory=dict)
+    declared: float = 0.0  # the bill under the billing the design declares
+    under_provisioned: list[str] = field(default_factory=list)  # declared units below the peak
 
     @property
     def cheaper(self) -> str:
@@ -98,9 +103,11 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
             rcu,
             provisioned,
         )
+        _declared(line, target, prices, multiplier, storage, bill)
         bill.lines.append(line)
         bill.on_demand += sum(on_demand.values())
         bill.provisioned += sum(provisioned.values())
+        bill.declared += sum(line.declared.values())
     provisioned_units = sum(line.provisioned_wcu + line.provisioned_rcu for line in bill.lines)
     used = sum(line.write_units + line.read_units for line in bill.lines) / SECONDS_PER_MONTH
     # Average use of what is provisioned: peak_factor and rounding up to whole units both lower it.
@@ -109,6 +116,31 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
     bill.streams = max(0.0, records - prices.free_tier["stream_read_requests"]) * prices.stream_read_request
     bill.free_tier = _free_tier(bill, prices)
     return bill
+
+
+def _declared(
+    line: Line, target: Target, prices: Prices, multiplier: float, storage: float, bill: Bill
+) -> None:
+    """Price the line as the design's billing declares it, and note capacity below the peak."""
+    mode, read, write = target.declared
+    line.declared_mode = mode
+    if mode != "provisioned":
+        line.declared = dict(line.on_demand)
+        return
+    if target.kind == "local":
+        read = write = 0  # an LSI uses its table's capacity
+    line.declared_units = (read, write)
+    hours = prices.hours_per_month
+    line.declared = {
+        "write": write * prices.wcu_hour * hours * multiplier,
+        "read": read * prices.rcu_hour * hours * multiplier,
+        "storage": storage,
+    }
+    if target.kind != "local" and (write < line.provisioned_wcu or read < line.provisioned_rcu):
+        bill.under_provisioned.append(
+            f"{target.name}: declares {read} RCU / {write} WCU, the peak needs {line.provisioned_rcu} RCU / "
+            f"{line.provisioned_wcu} WCU: requests throttle at peak"
+        )
 
 
 def _free_tier(bill: Bill, prices: Prices) -> dict[str, float | bool]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from tablewright.design.model import AccessPattern, Design
 from tablewright.design.units import SECONDS_PER
 
-from . import analysis
+from . import analysis, update
 from .sizes import entity_size, index_entry_size, read_units, write_units
 
 SECONDS_PER_MONTH = SECONDS_PER["month"]
@@ -38,6 +38,8 @@ class Target:
     partition_wcu: float | None = None  # peak units per second on the busiest key value
     partition_rcu: float | None = None
     table_class: str = "STANDARD"
+    # The billing the design declares: ("on_demand", 0, 0) or ("provisioned", read, write) units.
+    declared: tuple[str, int, int] = ("on_demand", 0, 0)
 
     @property
     def name(self) -> str:
@@ -62,6 +64,9 @@ class PatternCost:
     units_per_call: float
     consistency: str
     assumed: bool
+    # With an open sort range the estimate prices the whole partition (an upper bound); this is the
+    # typical call beside it (DEFAULT_QUERY_ITEMS items), None when the figure is not a bound.
+    typical_units_per_call: float | None = None
 
     @property
     def read_units(self) -> float:
@@ -79,7 +84,9 @@ class Estimate:
     patterns: list[PatternCost] = field(default_factory=list)
     stream_records: dict[str, float] = field(default_factory=dict)  # table -> per month
     ttl_deletes: dict[str, float] = field(default_factory=dict)  # table -> per month (free)
+    storage_growth: dict[str, float] = field(default_factory=dict)  # table -> GB a month (TTL ignored)
     assumptions: list[str] = field(default_factory=list)
+    volumes_declared: bool = True
 
     def total(self, attr: str) -> float:
         """Sum of a numeric ``Target`` attribute over every target."""
@@ -89,11 +96,19 @@ class Estimate:
 def estimate(design: Design) -> Estimate:
     """Estimate monthly units, storage and peak partition load for a whole design."""
     result = Estimate(design.name, design.volumes.peak_factor)
+    result.volumes_declared = design.volumes.declared
     for tname, table in design.tables.items():
-        result.targets[tname] = Target(tname, None, "table", table_class=table.table_class)
+        billing = table.billing
+        declared = (billing.mode, billing.read or 0, billing.write or 0)
+        result.targets[tname] = Target(tname, None, "table", table_class=table.table_class, declared=declared)
         for iname, index in table.indexes.items():
+            units = index.throughput or billing
             result.targets[f"{tname}/{iname}"] = Target(
-                tname, iname, index.kind, table_class=table.table_class
+                tname,
+                iname,
+                index.kind,
+                table_class=table.table_class,
+                declared=(billing.mode, units.read or 0, units.write or 0),
             )
     for name in design.entities:
         _entity(design, name, result)
@@ -115,20 +130,35 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
         return
     volume = design.volumes.entities.get(name)
     items = volume.items if volume else 0
-    writes = (volume.writes_per_second if volume else 0.0) * SECONDS_PER_MONTH
+    creates = (volume.writes_per_second if volume else 0.0) * SECONDS_PER_MONTH
+    updates = (volume.updates_per_second if volume else 0.0) * SECONDS_PER_MONTH
     size = entity_size(design, name)
-    if size.source == "attributes" and (items or writes):
+    if size.source == "attributes" and (items or creates or updates):
         result.assumptions.append(
             f"{name}: item size {size.typical} B estimated from its attributes (declare item_size)"
         )
     markers = len(entity.unique) + (1 if entity.idempotency_key else 0)
-    factor = 2 if markers or written_in_transactions(design, name) else 1  # TransactWriteItems: 2x
+    declared_tx = written_in_transactions(design, name)
+    factor = 2 if markers or declared_tx else 1  # TransactWriteItems: 2x
     base = result.targets[entity.table]
     _add_items(base, items, size.typical)
-    base.write_units += writes * factor * (write_units(size.typical) + markers * write_units(MARKER_BYTES))
+    base.write_units += creates * factor * (write_units(size.typical) + markers * write_units(MARKER_BYTES))
+    if entity.unique:  # the runtime reads the item (consistently) to place its markers
+        base.read_units += creates * read_units(size.typical, "strong")
     # One marker item per constraint per item, stored at a marker's size (a key and its owner), not
     # the entity's: pricing them at the item size overstated storage by the item/marker ratio.
     _add_items(base, items * markers, MARKER_BYTES)
+    changes = update.changed(design, entity, volume) if updates else set()
+    moved = [u for u in entity.unique if changes & set(u)]
+    update_factor = 2 if moved or declared_tx else 1
+    # An update reads the current item first (consistent GetItem), writes it back, and swaps a marker
+    # (delete the old, put the new) for each unique constraint whose values change.
+    base.read_units += updates * read_units(size.typical, "strong")
+    base.write_units += (
+        updates * update_factor * (write_units(size.typical) + 2 * len(moved) * write_units(MARKER_BYTES))
+    )
+    if updates:
+        result.assumptions.append(update.describe(name, volume, changes, moved))
     for index in entity.indexes():
         if index not in table.indexes:
             continue
@@ -136,14 +166,26 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
         entry = index_entry_size(design, name, index)
         target = result.targets[f"{entity.table}/{index}"]
         _add_items(target, items * share, entry)
-        target.write_units += writes * share * factor * write_units(entry)
+        target.write_units += creates * share * factor * write_units(entry)
+        writes_per_update = update.index_writes(entity, table.indexes[index], changes)
+        target.write_units += updates * share * update_factor * writes_per_update * write_units(entry)
     if table.stream:
-        result.stream_records[entity.table] = result.stream_records.get(entity.table, 0.0) + writes
-    if table.ttl and table.ttl in entity.attributes:
-        # In a steady state TTL deletes as many items as are written (free of write units).
-        result.ttl_deletes[entity.table] = result.ttl_deletes.get(entity.table, 0.0) + writes
+        result.stream_records[entity.table] = result.stream_records.get(entity.table, 0.0) + creates + updates
+    ttl_attr = entity.attributes.get(table.ttl or "")
+    if ttl_attr is not None:
+        problem = analysis.ttl_unit_problem(ttl_attr)
+        if problem:  # DynamoDB ignores it: nothing expires, storage grows by every create
+            grows = creates * (size.typical + OVERHEAD) / 1024**3
+            result.assumptions.append(
+                f"{name}: TTL attribute {table.ttl} {problem}, so nothing expires: no TTL deletes, and "
+                f"storage grows by {creates:,.0f} items ({grows:,.3g} GB, plus index entries) a month"
+            )
+            result.storage_growth[entity.table] = result.storage_growth.get(entity.table, 0.0) + grows
+            return
+        # In a steady state TTL deletes as many items as are created (free of write units).
+        result.ttl_deletes[entity.table] = result.ttl_deletes.get(entity.table, 0.0) + creates
         if table.stream:
-            result.stream_records[entity.table] += writes
+            result.stream_records[entity.table] += creates
 
 
 def written_in_transactions(design: Design, entity: str) -> bool:
@@ -165,7 +207,8 @@ def _add_items(target: Target, items: float, size: float) -> None:
     target.items = total
 
 
-def _consistency(design: Design, pattern: AccessPattern, table: str) -> str:
+def consistency_of(design: Design, pattern: AccessPattern, table: str) -> str:
+    """``eventual``, ``strong`` or ``transactional``: how a pattern's reads are charged."""
     served = pattern.served
     if served.op == "transact_get":
         return "transactional"
@@ -185,7 +228,7 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
     key = f"{table}/{served.index}" if served.index and served.op in ("query", "scan") else table
     target = result.targets.get(key, result.targets[table])
     rows = analysis.rows_read(design, pattern)
-    consistency = _consistency(design, pattern, table)
+    consistency = consistency_of(design, pattern, table)
     entity = served.via or pattern.returns[0]
     size = (
         index_entry_size(design, entity, target.index)
@@ -195,11 +238,20 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
     if served.op == "scan":
         size = target.entry_bytes or size
     per_call = _UNITS[served.op](rows.items, size, consistency)
+    if served.op in ("query", "scan") and served.page_size:
+        per_call = paged_units(rows.items, size, consistency, served.page_size)
     if (rows.assumed or rows.upper_bound) and calls:
         result.assumptions.append(f"pattern {pattern.name}: {rows.why}")
     cost = PatternCost(
         pattern.name, target.name, served.op, calls, rows.items, per_call, consistency, rows.assumed
     )
+    if rows.upper_bound:
+        typical = min(rows.items, analysis.DEFAULT_QUERY_ITEMS)
+        cost.typical_units_per_call = (
+            paged_units(typical, size, consistency, served.page_size)
+            if served.page_size
+            else _UNITS[served.op](typical, size, consistency)
+        )
     result.patterns.append(cost)
     target.read_units += cost.read_units
 
@@ -207,6 +259,16 @@ def _pattern(design: Design, pattern: AccessPattern, result: Estimate) -> None:
 def _query_units(items: float, size: float, consistency: str) -> float:
     # Query and Scan sum the sizes of everything read, then round up to 4 KB once.
     return read_units(max(1, round(items * size)), consistency)
+
+
+def paged_units(items: float, size: float, consistency: str, page_size: int) -> float:
+    """Read units of a Query/Scan that reads ``items`` in pages of ``page_size``: DynamoDB rounds
+    every page up to 4 KB on its own (3 pages of one 100-byte item are 3 x 0.5, not 0.5)."""
+    full, rest = divmod(max(1.0, items), page_size)
+    units = full * read_units(max(1, round(page_size * size)), consistency)
+    if rest > 1e-9:
+        units += read_units(max(1, round(rest * size)), consistency)
+    return units
 
 
 def _per_item_units(items: float, size: float, consistency: str) -> float:
@@ -251,10 +313,12 @@ def key_write_load(design: Design, entity: str, index: str | None) -> float | No
     volume = design.volumes.entities.get(entity)
     if entry is None or volume is None:
         return None
-    card = analysis.key_cardinality(ent, entry.pk)
-    if card.values is None:
+    busiest = analysis.busiest_share(design, entity, entry.pk)
+    if busiest is None:
         return None
     size = index_entry_size(design, entity, index) if index else entity_size(design, entity).typical
     share = analysis.membership(design, entity, index)
     peak = design.volumes.peak_factor
-    return peak * volume.writes_per_second * share * write_units(size) / card.values
+    # A write in TransactWriteItems consumes twice the units on its partition too.
+    factor = 2 if ent.unique or ent.idempotency_key or written_in_transactions(design, entity) else 1
+    return peak * volume.writes_per_second * share * factor * write_units(size) * busiest

@@ -6,6 +6,13 @@ is imported only for ``--measure``. Sample data comes from the design's generato
 beside ``design.yaml``, the ``tablewright check`` convention) when there is one; otherwise items are
 invented from the declared attributes (as the estimate's sizes are) and each pattern is run with
 parameters taken from a stored item.
+
+The measured units are compared, pattern by pattern, with the estimate's own rules applied to what
+the run read (``agreement``): the items DynamoDB read (ScannedCount) per request, at the stored
+items' average size on the table or index read, rounded as the estimate rounds. The two agree within
+``TOLERANCE_STEPS`` 4 KB steps per request (sizes are averaged, DynamoDB sums the real ones). The
+estimate at the declared volumes differs from a measurement on sample data only in how many items a
+call reads; ``items_read`` shows that part.
 """
 
 from __future__ import annotations
@@ -18,12 +25,41 @@ from typing import Any
 from tablewright.design.model import AccessPattern, Attribute, Design, Entity
 from tablewright.runtime import Runtime
 from tablewright.runtime.samples import call_flexibly, find_examples, load_generator
+from tablewright.runtime.wire import item_from_wire
 
-from .sizes import sample_value
+from . import analysis
+from .sizes import item_size, read_units, sample_value
+
+TOLERANCE_STEPS = 1  # 4 KB read steps per request by which the model may miss the measurement
 
 SYNTHETIC_ITEMS = 50  # per entity when the design has no generator
 SEED, SCALE = 7, 1.0
 WIDE_WINDOW = {"epoch_ms": (946_684_800_000, 4_102_444_800_000), "epoch_s": (946_684_800, 4_102_444_800)}
+
+
+@dataclass
+class Run:
+    """What one pattern's runs consumed in total."""
+
+    calls: int = 0
+    requests: int = 0
+    items_read: int = 0
+    units: float = 0.0
+
+
+@dataclass
+class Agreement:
+    """A pattern's measured units per call beside the estimate's rules applied to the same reads."""
+
+    measured: float
+    modelled: float
+    tolerance: float
+    items_read: float  # per call, measured
+
+    @property
+    def agrees(self) -> bool:
+        """True when the model is within the tolerance of the measurement."""
+        return abs(self.measured - self.modelled) <= self.tolerance + 1e-9
 
 
 @dataclass
@@ -33,32 +69,134 @@ class Measurement:
     per_call: dict[str, float] = field(default_factory=dict)
     items_written: int = 0
     source: str = "synthetic"
+    runs: dict[str, Run] = field(default_factory=dict)
+    entry_bytes: dict[str, float] = field(default_factory=dict)  # table or table/index -> average
 
 
-def measure_design(design: Design, path: str | Path | None = None) -> dict[str, float]:
-    """Average consumed read units per call of every pattern (pattern name -> units)."""
-    return measure(design, path).per_call
+def measure_design(design: Design, path: str | Path | None = None) -> dict[str, dict[str, float | bool]]:
+    """Per pattern: measured units per call, the estimate's rules on the same reads, the tolerance,
+    whether they agree, and the items read per call (what the report puts beside the estimate)."""
+    measured = measure(design, path)
+    return {
+        name: {
+            "units": a.measured,
+            "modelled": a.modelled,
+            "tolerance": a.tolerance,
+            "agrees": a.agrees,
+            "items_read": a.items_read,
+        }
+        for name, a in agreement(design, measured).items()
+    }
+
+
+class MeasureError(ValueError):
+    """The design cannot be measured: the engine refused its tables, an item or a pattern run."""
 
 
 def measure(design: Design, path: str | Path | None = None) -> Measurement:
-    """Create the tables in memory, load sample data, run every pattern once per parameter set."""
+    """Create the tables in memory, load sample data, run every pattern once per parameter set.
+
+    Raises ``MeasureError`` saying which step failed and why (a table name DynamoDB refuses, a sample
+    item the design rejects, a pattern that cannot run)."""
     rt = Runtime(design)
-    rt.create_tables()
+    _step("create the tables", rt.create_tables)
     generator = _generator(path)
     result = Measurement(source="generator" if generator else "synthetic")
-    data = call_flexibly(generator.generate, SEED, SCALE) if generator else _synthesize(design)
+    data = (
+        _step("generate sample data", lambda: call_flexibly(generator.generate, SEED, SCALE))
+        if generator
+        else _synthesize(design)
+    )
     for entity, items in data.items():
         for values in items:
-            rt.put(entity, values)
+            _step(f"write a sample {entity}", lambda e=entity, v=values: rt.put(e, v))
             result.items_written += 1
-    param_sets = call_flexibly(generator.params, SEED, SCALE) if generator else {}
+    param_sets = (
+        _step("read params()", lambda: call_flexibly(generator.params, SEED, SCALE)) if generator else {}
+    )
     for name, pattern in design.patterns.items():
         runs = param_sets.get(name) or [_params_for(design, pattern, data)]
-        total = 0.0
+        totals = result.runs[name] = Run()
         for params in runs:
-            total += rt.run(name, params).stats.consumed_capacity
-        result.per_call[name] = total / len(runs)
+            stats = _step(f"run pattern {name}", lambda n=name, p=params: rt.run(n, p)).stats
+            totals.calls += 1
+            totals.requests += stats.requests
+            totals.items_read += stats.items_read
+            totals.units += stats.consumed_capacity
+        result.per_call[name] = totals.units / len(runs)
+    result.entry_bytes = _entry_bytes(rt)
     return result
+
+
+def _step(what: str, action: Any) -> Any:
+    """Run one step of a measurement; any failure becomes a ``MeasureError`` naming the step."""
+    try:
+        return action()
+    except Exception as error:  # noqa: BLE001  (engine, runtime and generator errors alike)
+        raise MeasureError(f"cannot measure: {what} failed: {error}") from None
+
+
+def _entry_bytes(rt: Runtime) -> dict[str, float]:
+    """Average stored bytes per item of every table and index, read back from the engine."""
+    sizes: dict[str, float] = {}
+    for tname, table in rt.design.tables.items():
+        items = [item_from_wire(i) for i in _scan_all(rt, table.table_name)]
+        sizes[tname] = _average([item_size(i) for i in items])
+        table_keys = {table.partition_key.name, *([table.sort_key.name] if table.sort_key else [])}
+        for iname, index in table.indexes.items():
+            keys = {index.partition_key.name, *([index.sort_key.name] if index.sort_key else [])}
+            inside = [i for i in items if keys <= set(i)]
+            keep = (
+                None
+                if index.projection.type == "ALL"
+                else table_keys | keys | set(index.projection.attributes)
+            )
+            entries = [i if keep is None else {k: v for k, v in i.items() if k in keep} for i in inside]
+            sizes[f"{tname}/{iname}"] = _average([item_size(e) for e in entries])
+    return sizes
+
+
+def _scan_all(rt: Runtime, table: str) -> list[dict]:
+    items, start = [], None
+    while True:
+        response = rt.data.scan(TableName=table, **({"ExclusiveStartKey": start} if start else {}))
+        items += response["Items"]
+        start = response.get("LastEvaluatedKey")
+        if not start:
+            return items
+
+
+def _average(values: list[int]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def agreement(design: Design, measurement: Measurement) -> dict[str, Agreement]:
+    """Per pattern: measured units per call and the estimate's rules applied to the same reads."""
+    from .estimate import consistency_of
+
+    found = {}
+    for name, run in measurement.runs.items():
+        pattern = design.patterns[name]
+        if not run.calls or not run.requests:
+            continue
+        table = analysis.pattern_table(design, pattern) or ""
+        served = pattern.served
+        target = f"{table}/{served.index}" if served.index and served.op in ("query", "scan") else table
+        size = measurement.entry_bytes.get(target) or measurement.entry_bytes.get(table, 0.0)
+        consistency = consistency_of(design, pattern, table)
+        step = read_units(1, consistency)
+        if served.op in ("query", "scan"):
+            per_request = run.items_read / run.requests
+            modelled = run.requests * read_units(max(1, round(per_request * size)), consistency)
+        else:  # one unit step per item (or per key asked for, found or not)
+            modelled = max(run.items_read, run.requests) * read_units(max(1, round(size)), consistency)
+        found[name] = Agreement(
+            measured=run.units / run.calls,
+            modelled=modelled / run.calls,
+            tolerance=TOLERANCE_STEPS * step * run.requests / run.calls,
+            items_read=run.items_read / run.calls,
+        )
+    return found
 
 
 def _generator(path: str | Path | None) -> Any:

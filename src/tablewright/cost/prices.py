@@ -66,8 +66,30 @@ def default_prices() -> Prices:
     return _build(yaml.safe_load(text))
 
 
+class PricesError(ValueError):
+    """A prices file that does not load; the message names the file and what is wrong in it."""
+
+
 def load_prices(path: str | Path | None = None) -> Prices:
-    """Prices from a YAML file of the same shape as the shipped one, or the shipped prices."""
+    """Prices from a YAML file of the same shape as the shipped one, or the shipped prices.
+
+    Raises :class:`PricesError` for a file that is not YAML, misses a price or has one that is not a
+    number (``OSError`` when it cannot be read at all).
+    """
     if path is None:
         return default_prices()
-    return _build(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise PricesError(f"{path}: not YAML: {' '.join(str(error).split())}") from None
+    if not isinstance(data, dict):
+        raise PricesError(f"{path}: expected a mapping of prices like the shipped prices.yaml")
+    try:
+        return _build(data)
+    except KeyError as missing:
+        raise PricesError(f"{path}: missing {missing.args[0]!r} (see the shipped prices.yaml)") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise PricesError(
+            f"{path}: a price is not a number or a section is not a mapping ({error})"
+        ) from None

@@ -22,6 +22,19 @@ def build(
     return _as_dict(est, bill, prices, measured)
 
 
+def _measured(found: Any) -> dict[str, Any]:
+    """A pattern's measurement fields (a bare number from older callers is the units alone)."""
+    if not isinstance(found, dict):
+        return {"measured_read_units_per_call": found}
+    return {
+        "measured_read_units_per_call": found["units"],
+        "measured_items_read_per_call": found["items_read"],
+        "modelled_read_units_per_call": found["modelled"],
+        "measure_tolerance": found["tolerance"],
+        "measure_agrees": found["agrees"],
+    }
+
+
 def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any] | None) -> dict[str, Any]:
     lines = {line.target: line for line in bill.lines}
     targets = []
@@ -53,7 +66,8 @@ def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any]
             "read_units_per_call": p.units_per_call,
             "consistency": p.consistency,
             "read_units_per_month": p.read_units,
-            "measured_read_units_per_call": (measured or {}).get(p.name),
+            "typical_read_units_per_call": p.typical_units_per_call,
+            **_measured((measured or {}).get(p.name)),
         }
         for p in est.patterns
     ]
@@ -70,8 +84,21 @@ def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any]
         "utilisation": bill.utilisation,
         "free_tier": bill.free_tier,
         "partition_limits": {"wcu": PARTITION_WCU, "rcu": PARTITION_RCU},
+        "declared_billing": {
+            "monthly": bill.declared,
+            "modes": {line.target: line.declared_mode for line in bill.lines},
+            "under_provisioned": bill.under_provisioned,
+        },
+        "storage_growth_gb_per_month": est.storage_growth,
+        "volumes_declared": est.volumes_declared,
         "assumptions": est.assumptions,
     }
+
+
+NO_VOLUMES = (
+    "No volumes declared (items, write and read rates): every figure below is $0 until `volumes:` says "
+    "how many items exist and how often each entity is written and each pattern read"
+)
 
 
 def _money(value: float) -> str:
@@ -125,7 +152,14 @@ def rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def summary(data: dict[str, Any]) -> list[str]:
     """The bill's headline lines."""
     monthly, free, be = data["monthly"], data["free_tier"], data["break_even_utilisation"]
-    lines = [
+    lines = [] if data["volumes_declared"] else [NO_VOLUMES]
+    declared = data["declared_billing"]
+    modes = sorted({m.replace("_", "-") for m in declared["modes"].values()})
+    lines += [
+        f"As declared ({', '.join(modes) or 'no tables'} billing in the design): {_money(declared['monthly'])}/month",
+        *(f"Under-provisioned: {u}" for u in declared["under_provisioned"]),
+    ]
+    lines += [
         f"On-demand:   {_money(monthly['on_demand'])}/month",
         f"Provisioned: {_money(monthly['provisioned'])}/month (sized at peak = average x {data['peak_factor']:g}, 730 h)",
         f"Cheaper: {monthly['cheaper'].replace('_', '-')}. Break-even utilisation {be['write']:.1%} "
@@ -140,6 +174,10 @@ def summary(data: dict[str, Any]) -> list[str]:
         lines.append(
             f"Streams: {_units(records)} records/month; free for Lambda triggers, "
             f"{_money(data['streams']['non_lambda_read_cost'])}/month for another consumer reading one record per request"
+        )
+    for table, gb in data["storage_growth_gb_per_month"].items():
+        lines.append(
+            f"Storage of {table} grows by {gb:,.3g} GB a month: its TTL attribute is not epoch seconds"
         )
     if data["ttl_deletes_per_month"]:
         lines.append(f"TTL deletes: {_units(sum(data['ttl_deletes_per_month'].values()))}/month, free")
@@ -167,13 +205,31 @@ def pattern_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             p["op"],
             _units(p["calls_per_month"]),
             f"{p['items_per_call']:,.1f}",
-            f"{p['read_units_per_call']:,.1f}",
+            f"{p['read_units_per_call']:,.1f}"
+            + (
+                f" (typical {p['typical_read_units_per_call']:,.1f})"
+                if p["typical_read_units_per_call"] is not None
+                else ""
+            ),
             _units(p["read_units_per_month"]),
-            "-" if p["measured_read_units_per_call"] is None else f"{p['measured_read_units_per_call']:,.1f}",
+            _measured_cell(p),
         ]
         for p in data["patterns"]
     ]
     return header, body
+
+
+def _measured_cell(p: dict[str, Any]) -> str:
+    if p["measured_read_units_per_call"] is None:
+        return "-"
+    cell = f"{p['measured_read_units_per_call']:,.2f}"
+    if "modelled_read_units_per_call" in p:
+        verdict = "agrees" if p["measure_agrees"] else "DIFFERS"
+        cell += (
+            f" ({p['measured_items_read_per_call']:,.1f} items; rules give "
+            f"{p['modelled_read_units_per_call']:,.2f}, {verdict} within {p['measure_tolerance']:,.2f})"
+        )
+    return cell
 
 
 def to_markdown(data: dict[str, Any]) -> str:

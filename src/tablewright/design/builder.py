@@ -6,7 +6,10 @@ only code can judge (template and predicate syntax, durations, rates).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Any
 
 from .entities import Attribute, Computed, Entity, EntityKey
@@ -15,7 +18,9 @@ from .model import KEY_TYPES, Billing, Conventions, Design, Index, KeyAttribute,
 from .patterns import AccessPattern, Buckets, Means, Order, Served, SortCondition
 from .predicates import Predicate, PredicateError
 from .templates import KeyTemplate, TemplateSyntaxError
+from .timeutil import format_rfc3339
 from .units import parse_duration, parse_rate, parse_size
+from .validators import pattern_regex
 from .views import View
 from .volumes import EntityVolume, PatternVolume, Volumes
 
@@ -58,7 +63,29 @@ def build_design(data: dict[str, Any], issues: Issues) -> Design:
     design.views = {
         name: _view(name, raw) for name, raw in _dict(data.get("views")).items() if isinstance(raw, dict)
     }
+    design.samples = {
+        name: [_plain(item) for item in items if isinstance(item, dict)]
+        for name, items in _dict(data.get("samples")).items()
+        if isinstance(items, list)
+    }
     return design
+
+
+def _plain(value: Any) -> Any:
+    """A value written in YAML as the runtime takes it: decimals for numbers with a fraction (stored
+    values are never floats), RFC 3339 text for timestamps YAML read as dates (DynamoDB has none)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return format_rfc3339(moment, millis=bool(moment.microsecond))
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
 
 
 def _key(raw: object) -> KeyAttribute | None:
@@ -92,7 +119,18 @@ def _table(name: str, raw: dict[str, Any]) -> Table:
         stream=raw.get("stream"),
         table_class=str(raw.get("table_class", "STANDARD")),
         pitr=bool(raw.get("pitr", False)),
+        tags={str(k): str(v) for k, v in _dict(raw.get("tags")).items()},
+        deletion_protection=bool(raw.get("deletion_protection", False)),
+        contributor_insights=bool(raw.get("contributor_insights", False)),
+        kinesis_stream=raw.get("kinesis_stream"),
+        resource_policy=raw.get("resource_policy"),
+        name_from=raw.get("name_from"),
     )
+    encryption = raw.get("encryption", "aws_owned")
+    if isinstance(encryption, dict):  # {kms_key: ARN}: a customer managed key
+        table.encryption, table.kms_key = "customer_managed", encryption.get("kms_key")
+    else:
+        table.encryption = str(encryption)
     for index_name, spec in _dict(raw.get("indexes")).items():
         if isinstance(spec, dict):
             throughput = spec.get("throughput")
@@ -129,6 +167,8 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
         charset=spec.get("charset"),
         format=spec.get("format"),
         prefix=spec.get("prefix"),
+        precision=spec.get("precision"),
+        truncate=spec.get("truncate") is True,
         description=spec.get("description"),
     )
     for child, child_raw in _dict(spec.get("attributes")).items():
@@ -140,6 +180,32 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
     if "computed" in spec:
         attr.computed = _computed(spec["computed"], (*path, "computed"), issues)
     return attr
+
+
+# One sample instant per precision: a declared pattern that accepts exactly one of them says which.
+_PRECISION_SAMPLES = {
+    "s": "2000-01-01T00:00:00Z",
+    "ms": "2000-01-01T00:00:00.000Z",
+    "us": "2000-01-01T00:00:00.000000Z",
+}
+
+
+def infer_precision(attr: Attribute) -> str:
+    """The precision of an rfc3339 entity attribute that declares none.
+
+    A ``pattern`` that accepts exactly one precision's spelling decides (the sensor design's
+    ``...:\\d{2}Z$`` is seconds); otherwise seconds, the precision the runtime has always written
+    ``created_at``/``updated_at`` in.
+    """
+    if attr.pattern:
+        try:
+            regex = pattern_regex(attr.pattern)
+        except re.error:
+            return "s"
+        accepted = [name for name, sample in _PRECISION_SAMPLES.items() if regex.fullmatch(sample)]
+        if len(accepted) == 1:
+            return accepted[0]
+    return "s"
 
 
 def _computed(raw: object, path: Path, issues: Issues) -> Computed | None:
@@ -164,6 +230,9 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         entity.attributes[attr_name] = attribute(
             attr_name, attr_raw, (*path, "attributes", attr_name), issues
         )
+    for attr in entity.attributes.values():
+        if attr.format == "rfc3339" and attr.precision is None:
+            attr.precision = infer_precision(attr)
     kind = raw.get("entity_type")
     if isinstance(kind, dict):
         entity.entity_type, entity.entity_type_attribute = kind.get("value"), kind.get("attribute")
@@ -171,12 +240,15 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         entity.entity_type = str(kind)
         entity.entity_type_attribute = str(default_type_attr) if default_type_attr else None
     units = entity.units
+    precisions = {n: (a.precision, a.truncate) for n, a in entity.attributes.items() if a.precision}
     for key_name, spec in _dict(raw.get("keys")).items():
         spec = _dict(spec)
         where = (*path, "keys", key_name)
-        pk = _guard(issues, (*where, "pk"), lambda s=spec: KeyTemplate(str(s.get("pk", "")), units))
+        pk = _guard(
+            issues, (*where, "pk"), lambda s=spec: KeyTemplate(str(s.get("pk", "")), units, precisions)
+        )
         sk = (
-            _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units))
+            _guard(issues, (*where, "sk"), lambda s=spec: KeyTemplate(str(s["sk"]), units, precisions))
             if "sk" in spec
             else None
         )
@@ -216,8 +288,19 @@ def _pattern(name: str, raw: dict[str, Any], path: Path, issues: Issues) -> Acce
         limit=means_raw.get("limit"),
     )
     served_raw = _dict(raw.get("served"))
+    examples = raw.get("examples")
+    unchecked = raw.get("unchecked")
     return AccessPattern(
-        name, params, returns, means, _served(served_raw, (*path, "served"), issues), raw.get("description")
+        name,
+        params,
+        returns,
+        means,
+        _served(served_raw, (*path, "served"), issues),
+        raw.get("description"),
+        examples=tuple(_plain(e) for e in examples if isinstance(e, dict))
+        if isinstance(examples, list)
+        else (),
+        unchecked=str(unchecked).strip() or None if unchecked is not None else None,
     )
 
 
@@ -282,20 +365,32 @@ def _conventions(raw: dict[str, Any]) -> Conventions:
 
 
 def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
-    volumes = Volumes(peak_factor=float(raw.get("peak_factor", 1.0)))
+    peak = _guard(issues, ("volumes", "peak_factor"), lambda: float(raw.get("peak_factor", 1.0)))
+    volumes = Volumes(peak_factor=peak if peak is not None else 1.0)
     for name, spec in _dict(raw.get("entities")).items():
         spec, where = _dict(spec), ("volumes", "entities", name)
         volumes.entities[name] = EntityVolume(
-            items=int(spec.get("items", 0)),
+            items=_guard(issues, (*where, "items"), lambda s=spec: int(s.get("items", 0))) or 0,
             item_size=_guard(issues, (*where, "item_size"), lambda s=spec: parse_size(s["item_size"]))
             if "item_size" in spec
             else None,
-            growth_per_month=int(spec.get("growth_per_month", 0)),
+            growth_per_month=_guard(
+                issues, (*where, "growth_per_month"), lambda s=spec: int(s.get("growth_per_month", 0))
+            )
+            or 0,
             writes_per_second=_guard(
                 issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
             )
             or 0.0,
             transactional=spec.get("transactional") is True,
+            updates_per_second=_guard(
+                issues, (*where, "updates"), lambda s=spec: parse_rate(s.get("updates", 0))
+            )
+            or 0.0,
+            update_changes=tuple(spec["update_changes"])
+            if isinstance(spec.get("update_changes"), list)
+            else None,
+            shares=dict(spec["shares"]) if isinstance(spec.get("shares"), dict) else {},
         )
     for name, spec in _dict(raw.get("patterns")).items():
         spec, where = _dict(spec), ("volumes", "patterns", name)

@@ -386,12 +386,35 @@ def _check_view_attributes(
             )
 
 
+def _check_examples(design: Design, issues: Issues) -> None:
+    """Sample items name known entities; examples name only their pattern's params."""
+    for name in design.samples:
+        if name not in design.entities:
+            issues.add(
+                ("samples", name),
+                f"samples for unknown entity {name!r}",
+                suggest(name, design.entities),
+                on_key=True,
+            )
+    for name, pattern in design.patterns.items():
+        for position, example in enumerate(pattern.examples):
+            for param in example:
+                if param not in pattern.params:
+                    issues.add(
+                        ("patterns", name, "examples", position, param),
+                        f"example {position + 1} of {name} gives {param!r}, which is not a param of the pattern",
+                        suggest(param, pattern.params),
+                        on_key=True,
+                    )
+
+
 CHECKS: dict[str, Callable[[Design, Issues], None]] = {
     "tables": _check_tables,
     "entities": _check_entities,
     "patterns": _check_patterns,
     "volumes": _check_volumes,
     "views": _check_views,
+    "examples": _check_examples,
 }
 
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from .predicates import Predicate
 from .templates import KeyTemplate, KeyValue
-from .timeutil import epoch_ms, epoch_s, format_rfc3339, to_datetime
+from .timeutil import (
+    PrecisionError,
+    epoch_ms,
+    epoch_s,
+    format_with_precision,
+    normalise_rfc3339,
+    to_datetime,
+)
 from .validators import Violation, check_attribute
 
 ATTRIBUTE_TYPES = (
@@ -23,6 +31,8 @@ ATTRIBUTE_TYPES = (
     "binary_set",
     "null",
 )
+# DynamoDB's TTL skips items whose expiry is more than five years in the past.
+TTL_IGNORED_AFTER_DAYS = 5 * 365
 # Where a timestamp attribute's format says how it is stored, the template/TTL unit follows it.
 TIMESTAMP_FORMATS = ("rfc3339", "epoch_ms", "epoch_s")
 _TTL_UNITS = {
@@ -67,6 +77,10 @@ class Attribute:
     charset: str | None = None
     format: str | None = None
     prefix: str | None = None
+    # rfc3339 strings: fraction digits kept (``s``, ``ms``, ``us``); ``truncate`` drops finer digits
+    # instead of refusing the value. Entity attributes always have one (the builder infers it).
+    precision: str | None = None
+    truncate: bool = False
     attributes: dict[str, Attribute] = field(default_factory=dict)
     values: Attribute | None = None
     items: Attribute | None = None
@@ -186,7 +200,7 @@ class Entity:
         the item (``created_at`` is only set then). Index keys are added only where they compose.
         """
         moment = to_datetime(now or datetime.now(UTC))
-        item = dict(values)
+        item = self.normalise(values)
         for name, attr in self.attributes.items():
             if name not in item and attr.default is not None:
                 item[name] = attr.default
@@ -203,13 +217,56 @@ class Entity:
                 item.update(key)
         return item
 
+    def normalise(self, values: Mapping[str, object]) -> dict[str, object]:
+        """``values`` with each timestamp string in its attribute's declared precision.
+
+        A value that cannot be normalised without losing digits is left as it is: ``validate``
+        reports it (rule ``precision``), and ``to_item`` is only called on valid values.
+        """
+        item = dict(values)
+        for name, attr in self.attributes.items():
+            value = item.get(name)
+            if attr.precision and isinstance(value, str):
+                with contextlib.suppress(PrecisionError):
+                    item[name] = normalise_rfc3339(value, attr.precision, truncate=attr.truncate)
+        return item
+
+    def computed_violations(self, item: Mapping[str, object], now: datetime) -> list[Violation]:
+        """Every rule a computed value breaks, checked after computing it, as given values are.
+
+        A computed TTL also has to be one DynamoDB acts on: an expiry more than five years before
+        the write is ignored by DynamoDB's TTL, so such an item would never expire.
+        """
+        violations: list[Violation] = []
+        for name, attr in self.attributes.items():
+            if attr.computed is None or item.get(name) is None:
+                continue
+            value = item[name]
+            for path, rule, message in attr.validate(value):
+                violations.append(
+                    Violation(self.name, path, rule, f"computed value {message} ({attr.computed.kind})")
+                )
+            if attr.computed.kind == "ttl" and isinstance(value, int):
+                floor = epoch_s(to_datetime(now) - timedelta(days=TTL_IGNORED_AFTER_DAYS))
+                if value < floor:
+                    violations.append(
+                        Violation(
+                            self.name,
+                            name,
+                            "ttl",
+                            f"computed TTL {value} is more than five years before the write; "
+                            "DynamoDB's TTL ignores it, so the item would never expire",
+                        )
+                    )
+        return violations
+
     def _compute(self, attr: Attribute, item: dict[str, object], moment: datetime, created: bool) -> object:
         comp = attr.computed
         assert comp is not None
         if comp.kind in ("created_at", "updated_at"):
             if comp.kind == "created_at" and (not created or item.get(attr.name) is not None):
                 return None
-            return _timestamp_as(attr.format, moment)
+            return _timestamp_as(attr.format, moment, attr.precision)
         if comp.kind == "ttl":
             if comp.source is None:
                 start = moment
@@ -233,10 +290,10 @@ class Entity:
         return names
 
 
-def _timestamp_as(fmt: str | None, moment: datetime) -> object:
+def _timestamp_as(fmt: str | None, moment: datetime, precision: str | None = None) -> object:
     """A write time in an attribute's timestamp format (RFC 3339 string unless it says epoch)."""
     if fmt == "epoch_ms":
         return epoch_ms(moment)
     if fmt == "epoch_s":
         return epoch_s(moment)
-    return format_rfc3339(moment)
+    return format_with_precision(moment, precision)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .entities import EntityKey
-from .templates import KeyTemplate
+from .templates import KeyTemplate, field_source
 
 if TYPE_CHECKING:
     from .model import Design
@@ -39,8 +39,8 @@ def link_design(design: Design) -> None:
             ):
                 # A key attribute that is itself an entity attribute needs no template: {name}.
                 entry = EntityKey(
-                    KeyTemplate(f"{{{pk.name}}}", units),
-                    KeyTemplate(f"{{{sk.name}}}", units) if sk else None,
+                    KeyTemplate(field_source(pk.name), units),
+                    KeyTemplate(field_source(sk.name), units) if sk else None,
                     index=None if name == "table" else name,
                 )
                 entity.keys[name] = entry

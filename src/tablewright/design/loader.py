@@ -32,7 +32,21 @@ def schema() -> dict[str, Any]:
 def load(path: str | FilePath) -> Design:
     """Load a design file; raises ``DesignError`` listing every problem."""
     file = FilePath(path)
-    return loads(file.read_text(encoding="utf-8"), str(file))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:  # a binary or otherwise non-UTF-8 file is not a design
+        raise DesignError(
+            [
+                Problem(
+                    str(file),
+                    1,
+                    1,
+                    f"not UTF-8 text (byte {exc.start}): not a design file",
+                    "give a YAML file",
+                )
+            ]
+        ) from None
+    return loads(text, str(file))
 
 
 def loads(text: str, file: str = "<design>") -> Design:
@@ -86,8 +100,17 @@ def _schema_issues(data: dict[str, Any], issues: Issues) -> bool:
         found = True
         error = _deepest(error)
         path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            # Each unknown key is reported where the key itself is written, not at its parent.
+            allowed = error.schema.get("properties", {})
+            where = "/".join(str(p) for p in path) or "the top level"
+            for key in (k for k in error.instance if k not in allowed):
+                issues.add(
+                    (*path, key), f"unknown key {key!r} in {where}", suggest(key, allowed), on_key=True
+                )
+            continue
         message, hint = _explain(error)
-        issues.add(path, message, hint, on_key=error.validator == "additionalProperties")
+        issues.add(path, message, hint)
     return not found
 
 
@@ -116,12 +139,6 @@ def _explain(error: Any) -> tuple[str, str]:
     """A message and hint for a schema error, keyed by the failing JSON Schema keyword."""
     where = "/".join(str(p) for p in error.absolute_path) or "the top level"
     keyword = error.validator
-    if keyword == "additionalProperties":
-        allowed = error.schema.get("properties", {})
-        extra = [k for k in error.instance if k not in allowed]
-        if extra:
-            key = extra[0]
-            return f"unknown key {key!r} in {where}", suggest(key, allowed)
     if keyword == "required":
         return f"{where}: {error.message}", "add the missing key"
     if keyword in ("enum", "const"):

@@ -98,6 +98,19 @@ class Table:
     table_class: str = "STANDARD"
     pitr: bool = False
     indexes: dict[str, Index] = field(default_factory=dict)
+    # Settings that do not change how items are stored, carried so an imported table exports as it
+    # was declared (docs/design-file.md "Tables"). ``encryption``: aws_owned | aws_managed |
+    # customer_managed (with ``kms_key``).
+    encryption: str = "aws_owned"
+    kms_key: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    deletion_protection: bool = False
+    contributor_insights: bool = False
+    kinesis_stream: str | None = None
+    resource_policy: dict[str, Any] | None = None
+    # The source's expression for a name decided at deploy time (the design names the table by
+    # the source's resource id instead); exports say so rather than rename the table silently.
+    name_from: str | None = None
 
     @property
     def table_name(self) -> str:
@@ -165,6 +178,8 @@ class Design:
     warnings: list[str] = field(default_factory=list)
     lint: dict[str, Any] = field(default_factory=dict)  # the design's own lint configuration, as written
     views: dict[str, View] = field(default_factory=dict)  # named views for `tablewright explore`
+    # Sample items (entity name -> natural values) that `tablewright check` loads before running patterns.
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def table_of(self, entity: str) -> Table:
         """The table an entity is stored in."""

@@ -99,6 +99,10 @@ class AccessPattern:
     means: Means
     served: Served
     description: str | None = None
+    # Parameter sets `tablewright check` runs the pattern with (the design's `examples:`).
+    examples: tuple[dict[str, object], ...] = ()
+    # Why `check` does not run this pattern (`unchecked: reason`); None means it must have examples.
+    unchecked: str | None = None
 
     def key_condition(self, params: Mapping[str, object]) -> KeyCondition:
         """Compose the key condition for ``params`` through the entity's key templates.

@@ -11,8 +11,9 @@ import re
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+# fullmatch with ASCII digits: "...Z\n" or Unicode digits are not timestamps.
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Epoch units a numeric timestamp may be declared in, as multipliers to seconds.
@@ -24,7 +25,7 @@ def parse_rfc3339(text: str) -> datetime:
 
     Raises ``ValueError`` naming the text when it is not RFC 3339.
     """
-    match = _RFC3339.match(text)
+    match = _RFC3339.fullmatch(text)
     if not match:
         raise ValueError(f"{text!r} is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)")
     frac = match.group(7) or ""
@@ -75,3 +76,45 @@ def epoch_ms(moment: datetime) -> int:
 def epoch_s(moment: datetime) -> int:
     """Whole seconds since the Unix epoch (DynamoDB TTL's unit)."""
     return epoch_ms(moment) // 1000
+
+
+# Timestamp precisions an rfc3339 attribute may declare, as digits after the seconds.
+PRECISIONS: dict[str, int] = {"s": 0, "ms": 3, "us": 6}
+_UTC_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z", re.ASCII)
+
+
+class PrecisionError(ValueError):
+    """A timestamp has more precision than its attribute declares, and dropping digits is not allowed."""
+
+
+def normalise_rfc3339(text: str, precision: str, *, truncate: bool = False) -> str:
+    """``text`` (RFC 3339 UTC, ``Z``) with exactly the fraction digits of ``precision``.
+
+    Missing digits are zeros (lossless); extra digits that are all zeros are dropped (lossless);
+    other extra digits are dropped only with ``truncate``, else ``PrecisionError``. One precision per
+    attribute means one spelling per instant: ``...00Z`` sorts after ``...00.000Z`` and before
+    ``...00.500Z``, so mixed spellings put items outside string ranges that contain them. Text that
+    is not RFC 3339 UTC is returned unchanged (the format rule reports it).
+    """
+    match = _UTC_TEXT.fullmatch(text)
+    if match is None:
+        return text
+    digits = PRECISIONS[precision]
+    whole, fraction = match.group(1), match.group(2) or ""
+    extra = fraction[digits:]
+    if extra.strip("0") and not truncate:
+        raise PrecisionError(
+            f"{text!r} has {len(fraction)} fraction digits but the attribute's precision is "
+            f"{precision} ({digits} digits); declare a finer precision, or truncate: true to drop them"
+        )
+    kept = fraction[:digits].ljust(digits, "0")
+    return f"{whole}.{kept}Z" if digits else f"{whole}Z"
+
+
+def format_with_precision(moment: datetime, precision: str | None) -> str:
+    """An instant as RFC 3339 UTC with the fraction digits of ``precision`` (seconds when None)."""
+    utc = to_datetime(moment).astimezone(UTC)
+    digits = PRECISIONS.get(precision or "s", 0)
+    if not digits:
+        return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond:06d}"[:digits] + "Z"

@@ -8,6 +8,7 @@ lists) and returns ``(path, rule, message)`` triples; ``Entity.validate`` wraps 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .timeutil import parse_rfc3339
+from .timeutil import PrecisionError, normalise_rfc3339, parse_rfc3339
 
 if TYPE_CHECKING:
     from .entities import Attribute
@@ -68,8 +69,11 @@ TYPE_HINTS: dict[str, str] = {
     "string": "a str",
 }
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
+# Every format regex is matched with ``fullmatch`` and re.ASCII: ``$`` alone would accept a trailing
+# newline ("AA:BB:CC:DD:EE:FF\n" registering a second device) and ``\d`` would accept Unicode digits.
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", re.ASCII)
+_RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z", re.ASCII)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 # Epoch bounds when the attribute declares no min/max: 2000-01-01 .. 2100-01-01 UTC.
 EPOCH_BOUNDS: dict[str, tuple[int, int]] = {
     "epoch_s": (946_684_800, 4_102_444_800),
@@ -78,7 +82,7 @@ EPOCH_BOUNDS: dict[str, tuple[int, int]] = {
 
 
 def _uuid(value: object) -> str | None:
-    if not isinstance(value, str) or not _UUID.match(value):
+    if not isinstance(value, str) or not _UUID.fullmatch(value):
         return f"{value!r} is not a UUID (8-4-4-4-12 hex digits)"
     return None
 
@@ -96,7 +100,7 @@ def _uuid4(value: object) -> str | None:
 
 
 def _rfc3339(value: object) -> str | None:
-    if not isinstance(value, str) or not _RFC3339_UTC.match(value):
+    if not isinstance(value, str) or not _RFC3339_UTC.fullmatch(value):
         return f"{value!r} is not an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)"
     try:
         parse_rfc3339(value)
@@ -106,17 +110,20 @@ def _rfc3339(value: object) -> str | None:
 
 
 def _date(value: object) -> str | None:
-    try:
-        date.fromisoformat(str(value)) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(value)) else 1 / 0
-    except (ValueError, ZeroDivisionError):
-        return f"{value!r} is not a date (YYYY-MM-DD)"
-    return None
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            date.fromisoformat(value)
+            return None
+        except ValueError:
+            pass
+    return f"{value!r} is not a date (YYYY-MM-DD)"
 
 
 def _epoch(unit: str) -> Callable[[object, Attribute], str | None]:
     def check(value: object, attr: Attribute) -> str | None:
         if not _is_number(value) or Decimal(value) != Decimal(value).to_integral_value():  # type: ignore[arg-type]
-            return f"{value!r} is not a whole number of {unit[6:]}econds since the epoch"
+            words = {"epoch_ms": "milliseconds", "epoch_s": "seconds"}[unit]
+            return f"{value!r} is not a whole number of {words} since the epoch"
         if attr.min is not None or attr.max is not None:
             return None  # the declared range rules apply instead of the default bounds
         low, high = EPOCH_BOUNDS[unit]
@@ -132,8 +139,13 @@ def _epoch(unit: str) -> Callable[[object, Attribute], str | None]:
     return check
 
 
+_TZ_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*", re.ASCII)
+
+
 def _iana_tz(value: object) -> str | None:
     text = str(value)
+    if not isinstance(value, str) or not _TZ_NAME.fullmatch(text):
+        return f"{value!r} is not an IANA Area/Location time zone (e.g. America/New_York)"
     # Legacy names (EST, MST7MDT) are in tzdata but are not Area/Location zones; reject them.
     if text != "UTC" and "/" not in text:
         return f"{value!r} is not an IANA Area/Location time zone (e.g. America/New_York)"
@@ -145,24 +157,24 @@ def _iana_tz(value: object) -> str | None:
 
 
 def _regex_format(regex: str, description: str) -> Callable[[object, Attribute], str | None]:
-    pattern = re.compile(regex)
+    pattern = re.compile(regex, re.ASCII)
     return lambda value, attr: (
-        None if isinstance(value, str) and pattern.match(value) else f"{value!r} is not {description}"
+        None if isinstance(value, str) and pattern.fullmatch(value) else f"{value!r} is not {description}"
     )
 
 
 FORMATS: dict[str, Callable[[object, Attribute], str | None]] = {
     "uuid": lambda value, attr: _uuid(value),
     "uuid4": lambda value, attr: _uuid4(value),
-    "mac": _regex_format(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$", "a MAC address in the form AA:BB:CC:DD:EE:FF"),
+    "mac": _regex_format(r"[0-9A-F]{2}(:[0-9A-F]{2}){5}", "a MAC address in the form AA:BB:CC:DD:EE:FF"),
     "rfc3339": lambda value, attr: _rfc3339(value),
     "date": lambda value, attr: _date(value),
     "epoch_ms": _epoch("epoch_ms"),
     "epoch_s": _epoch("epoch_s"),
     "iana_tz": lambda value, attr: _iana_tz(value),
-    "sha256_hex": _regex_format(r"^[0-9a-f]{64}$", "a SHA-256 hex digest (64 lower-case hex digits)"),
+    "sha256_hex": _regex_format(r"[0-9a-f]{64}", "a SHA-256 hex digest (64 lower-case hex digits)"),
     "semver": _regex_format(
-        r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$", "a semantic version such as 1.0.16"
+        r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?", "a semantic version such as 1.0.16"
     ),
 }
 
@@ -175,10 +187,57 @@ CHARSETS: dict[str, str] = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def charset_regex(charset: str) -> re.Pattern[str]:
-    """The regex matching a whole string made of ``charset`` (a name above or a ``[...]`` class)."""
+    """The regex a whole string made of ``charset`` (a name above or a ``[...]`` class) fullmatches."""
     cls = CHARSETS.get(charset, charset)
-    return re.compile(f"^{cls}*$")
+    return re.compile(f"(?:{cls})*", re.ASCII)
+
+
+# JSON Schema patterns are ECMA-262 regular expressions: \d and \w are ASCII, \s is Unicode.
+_ECMA_OUTSIDE_CLASS = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+_ECMA_INSIDE_CLASS = {"d": "0-9", "w": "A-Za-z0-9_"}
+
+
+def ecma_classes(pattern: str) -> str:
+    """``pattern`` with ``\\d``/``\\w`` (and their negations outside ``[...]``) spelled as ASCII classes."""
+    out: list[str] = []
+    in_class, i = False, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            table = _ECMA_INSIDE_CLASS if in_class else _ECMA_OUTSIDE_CLASS
+            out.append(table.get(nxt, ch + nxt))
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+            out.append(ch)
+            # A ']' right after '[' or '[^' is a literal member, not the end of the class.
+            if pattern[i + 1 : i + 2] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                out.append("]")
+                i += 1
+        elif ch == "]" and in_class:
+            in_class = False
+            out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """A design ``pattern``, matched against the whole value (``fullmatch``) as JSON Schema reads it.
+
+    ``fullmatch`` means ``^...$`` cannot let a trailing newline through, anchored or not; ``\\d`` and
+    ``\\w`` are ASCII as in ECMA-262 (a Unicode digit is not a digit of an id), ``\\s`` stays Unicode.
+    """
+    return re.compile(ecma_classes(pattern))
 
 
 def _length(value: object) -> int | None:
@@ -193,6 +252,16 @@ def _format_rule(attr: Attribute, value: object) -> str | None:
     return FORMATS[attr.format](value, attr) if attr.format else None
 
 
+def _precision_rule(attr: Attribute, value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        normalise_rfc3339(value, attr.precision, truncate=attr.truncate)  # type: ignore[arg-type]
+    except PrecisionError as error:
+        return str(error)
+    return None
+
+
 # Rule name -> (is the rule declared?, check). Each check returns a message or None.
 RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object], str | None]]] = {
     "enum": (
@@ -205,7 +274,9 @@ RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object]
     ),
     "pattern": (
         lambda a: a.pattern is not None,
-        lambda a, v: None if re.search(a.pattern, str(v)) else f"{v!r} does not match {a.pattern!r}",  # type: ignore[arg-type]
+        lambda a, v: (
+            None if pattern_regex(a.pattern).fullmatch(str(v)) else f"{v!r} does not match {a.pattern!r}"
+        ),  # type: ignore[arg-type]
     ),
     "min": (
         lambda a: a.min is not None,
@@ -235,11 +306,12 @@ RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object]
         lambda a: a.charset is not None,
         lambda a, v: (
             None
-            if not isinstance(v, str) or charset_regex(a.charset).match(v)  # type: ignore[arg-type]
+            if not isinstance(v, str) or charset_regex(a.charset).fullmatch(v)  # type: ignore[arg-type]
             else f"{v!r} has characters outside the {a.charset} charset"
         ),
     ),
     "format": (lambda a: a.format is not None, _format_rule),
+    "precision": (lambda a: a.precision is not None, _precision_rule),
 }
 
 

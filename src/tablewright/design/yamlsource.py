@@ -2,7 +2,7 @@
 
 ``marks[path]`` is the 1-based ``(line, column)`` of the value at ``path`` (a tuple of mapping keys
 and list indexes); ``key_marks[path]`` is where the mapping key itself is written. Duplicate keys,
-which PyYAML would silently overwrite, are reported.
+which PyYAML would silently overwrite, are reported. Merge keys (``<<: *defaults``) are applied.
 """
 
 from __future__ import annotations
@@ -51,19 +51,50 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+_MERGE = "tag:yaml.org,2002:merge"  # the `<<` key: YAML's merge of an anchored mapping
+
+
 def _convert(node: yaml.Node, path: Path, source: Source, constructor: yaml.SafeLoader) -> object:
     source.marks[path] = _mark(node)
     if isinstance(node, yaml.MappingNode):
-        result: dict[str, object] = {}
-        for key_node, value_node in node.value:
-            key = constructor.construct_object(key_node, deep=True)
-            # JSON-style string keys: a map attribute named 1 (PDM channel) is the string "1".
-            key = key if isinstance(key, str) else str(key)
-            if key in result:
-                source.duplicates.append(((*path, key), *_mark(key_node)))
-            source.key_marks[(*path, key)] = _mark(key_node)
-            result[key] = _convert(value_node, (*path, key), source, constructor)
-        return result
+        return _convert_mapping(node, path, source, constructor)
     if isinstance(node, yaml.SequenceNode):
         return [_convert(child, (*path, i), source, constructor) for i, child in enumerate(node.value)]
     return constructor.construct_object(node, deep=True)
+
+
+def _convert_mapping(
+    node: yaml.MappingNode, path: Path, source: Source, constructor: yaml.SafeLoader
+) -> dict[str, object]:
+    """A mapping, with merge keys (``<<: *anchor`` or ``<<: [*a, *b]``) as YAML 1.1 defines them: the
+    mapping's own keys win over merged ones, an earlier merged mapping over a later one. Merged values
+    keep the marks of where they are written (under the anchor), so errors point there."""
+    result: dict[str, object] = {}
+    merged: list[yaml.Node] = []
+    for key_node, value_node in node.value:
+        if key_node.tag == _MERGE:
+            merged += value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+    # Converted last to first, so that the winning mapping's values and marks are the ones kept.
+    for mapping in reversed(merged):
+        if not isinstance(mapping, yaml.MappingNode):
+            raise yaml.constructor.ConstructorError(
+                "while merging a mapping (<<)",
+                node.start_mark,
+                f"expected a mapping or a list of mappings to merge, found {mapping.id}",
+                mapping.start_mark,
+            )
+        result.update(_convert_mapping(mapping, path, source, constructor))
+    source.marks[path] = _mark(node)
+    written: set[str] = set()
+    for key_node, value_node in node.value:
+        if key_node.tag == _MERGE:
+            continue
+        key = constructor.construct_object(key_node, deep=True)
+        # JSON-style string keys: a map attribute named 1 (PDM channel) is the string "1".
+        key = key if isinstance(key, str) else str(key)
+        if key in written:
+            source.duplicates.append(((*path, key), *_mark(key_node)))
+        written.add(key)
+        source.key_marks[(*path, key)] = _mark(key_node)
+        result[key] = _convert(value_node, (*path, key), source, constructor)
+    return result

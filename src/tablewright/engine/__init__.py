@@ -2,5 +2,6 @@
 
 from .engine import Engine
 from .errors import DynamoDBError
+from .opening import BadDatabaseFile, DatabaseFileError, DatabaseUnavailable
 
-__all__ = ["DynamoDBError", "Engine"]
+__all__ = ["BadDatabaseFile", "DatabaseFileError", "DatabaseUnavailable", "DynamoDBError", "Engine"]

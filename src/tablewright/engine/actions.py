@@ -67,7 +67,7 @@ class Expressions:
         names = request.get("ExpressionAttributeNames")
         raw_values = request.get("ExpressionAttributeValues")
         texts = {attribute: request.get(field_name) for attribute, field_name in parsers.items()}
-        if not any(texts.values()):
+        if all(text is None for text in texts.values()):  # "" is an expression, and an invalid one
             if names is not None:
                 raise ValidationException(
                     "ExpressionAttributeNames can only be specified when using expressions"

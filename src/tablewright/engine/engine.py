@@ -15,14 +15,18 @@ from typing import Any
 
 from . import legacy, ttl
 from .errors import (
+    AccessDeniedException,
     DynamoDBError,
     InternalServerError,
     StaleDefinition,
+    ThrottlingException,
     UnknownIndexException,
     UnknownOperationException,
+    WouldBlock,
 )
+from .opening import how_to_check
 from .ops import OPERATIONS
-from .storage import Store
+from .storage import Store, is_lock_timeout
 from .types import nesting_error
 from .validation import validate_request
 
@@ -42,6 +46,25 @@ CACHED_CATALOG_OPERATIONS = frozenset(
         "TransactWriteItems",
     }
 )
+# Refused at once by a read-only engine; PartiQL writes and anything else that tries to write are refused
+# when SQLite reports the read-only connection's error.
+WRITE_OPERATIONS = frozenset(
+    {
+        "CreateTable",
+        "UpdateTable",
+        "DeleteTable",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+        "UpdateTimeToLive",
+        "TagResource",
+        "UntagResource",
+        "UpdateContinuousBackups",
+    }
+)
+_DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})  # SQLite's codes for a damaged file
 _ATTEMPTS = 3  # runs of a request whose table definitions another process keeps changing
 Response = dict[str, Any]
 
@@ -57,6 +80,15 @@ class Engine:
     threads and processes may share. ``ttl_interval`` (seconds) starts a background sweeper that deletes
     expired items; ``None`` leaves sweeping to :meth:`sweep_ttl`. ``item_collection_limit`` is DynamoDB's
     10 GB cap on an item collection of a table with local secondary indexes (smaller in tests).
+    ``lock_timeout`` (seconds) bounds how long a write waits for another process's write lock on the
+    file; then the request fails with a retryable ThrottlingException and nothing of it is applied.
+    ``read_only=True`` opens an existing database file without ever writing to it: writes are refused
+    with DynamoDB's ``AccessDeniedException`` and expired items are not swept.
+
+    Opening a file checks it first and refuses, without writing to it, a file that is not a SQLite
+    database, is corrupt, belongs to another application or has another format version
+    (:class:`~tablewright.engine.opening.BadDatabaseFile`), or cannot be used now
+    (:class:`~tablewright.engine.opening.DatabaseUnavailable`).
     """
 
     def __init__(
@@ -70,8 +102,16 @@ class Engine:
         item_collection_limit: int = 10 * 1024**3,
         validate: bool = True,
         clock: Callable[[], float] = time.time,
+        lock_timeout: float = 30.0,
+        read_only: bool = False,
     ) -> None:
-        self.store = Store(None if path in (None, ":memory:") else str(path), durable=durable)
+        self.store = Store(
+            None if path in (None, ":memory:") else str(path),
+            durable=durable,
+            lock_timeout=lock_timeout,
+            read_only=read_only,
+        )
+        self.read_only = self.store.read_only
         self.region = region
         self.account = account
         self.clock = clock
@@ -79,7 +119,7 @@ class Engine:
         self.item_collection_limit = item_collection_limit
         self._validate = validate
         self._sweeper: ttl.Sweeper | None = None
-        if ttl_interval:
+        if ttl_interval and not self.read_only:
             self._sweeper = ttl.Sweeper(self, ttl_interval)
             self._sweeper.start()
 
@@ -90,14 +130,28 @@ class Engine:
         function = OPERATIONS.get(operation)
         if function is None:
             raise UnknownOperationException(f"Unknown operation: {operation}")
+        if self.read_only and operation in WRITE_OPERATIONS:
+            raise self._refusal(operation)
         try:
             return self._run(operation, function, {} if request is None else request)
-        except DynamoDBError:
+        except (DynamoDBError, WouldBlock):
             raise
         except RecursionError:
             raise nesting_error() from None
         except sqlite3.OperationalError as error:  # a lock held past the timeout, a full disk, ...
+            if self.read_only and getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY":
+                raise self._refusal(operation) from None
+            if is_lock_timeout(error):
+                if not self.store.waits:
+                    raise WouldBlock(str(error)) from error
+                raise ThrottlingException(lock_timeout_message(self.store.lock_timeout)) from error
             raise InternalServerError(f"The storage could not complete the request: {error}") from error
+        except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorname", "") not in _DAMAGE:  # e.g. the engine was closed
+                raise InternalServerError(f"{operation} failed: {error}") from error
+            raise InternalServerError(  # damage in a page that no earlier request had read
+                f"The database file is corrupt ({error}); {how_to_check(self.store.path)}"
+            ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
 
@@ -127,6 +181,17 @@ class Engine:
             f"Table definitions changed {_ATTEMPTS} times while {operation} ran; retry the request"
         )
 
+    def try_handle(self, operation: str, request: Request | None = None) -> Response:
+        """:meth:`handle` without ever waiting for a lock: raise :class:`WouldBlock` instead.
+
+        For an event loop, which must not wait: it runs requests here first and hands the ones that
+        raise WouldBlock to a thread that may wait. The calling thread stays a never-waiting one.
+        Safe to run again elsewhere only for operations of one transaction (a request of several,
+        such as BatchExecuteStatement, may have committed part of itself before it would block).
+        """
+        self.store.never_wait()
+        return self.handle(operation, request)
+
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)
         if operation is None:
@@ -137,8 +202,17 @@ class Engine:
 
     # -------------------------------------------------------------------------------------- lifecycle
 
+    def _refusal(self, operation: str) -> DynamoDBError:
+        return AccessDeniedException(
+            f"This database is open read-only ({self.store.path}): {operation} is not allowed"
+        )
+
     def sweep_ttl(self, now: float | None = None) -> int:
-        """Delete every item whose TTL has passed (as DynamoDB's background process would); return the count."""
+        """Delete every item whose TTL has passed (as DynamoDB's background process would); return the count.
+
+        A read-only engine deletes nothing (DynamoDB, too, returns expired items until it deletes them)."""
+        if self.read_only:
+            return 0
         return ttl.sweep(self, self.clock() if now is None else now)
 
     def arn(self, table: str) -> str:
@@ -154,6 +228,14 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def lock_timeout_message(seconds: float) -> str:
+    """What a request that could not get the database's write lock is told."""
+    return (
+        f"The database file's write lock stayed with another writer for {seconds:g} s; "
+        "nothing of this request was applied. Retry it."
+    )
 
 
 _SNAKE_TO_OPERATION = {_snake(name): name for name in OPERATIONS}

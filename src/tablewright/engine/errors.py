@@ -51,6 +51,10 @@ InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")
 ExpiredIteratorException = _error("ExpiredIteratorException")
 DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of an existing key
+# Retryable (SDKs back off and retry it): the database file's write lock stayed with another writer.
+ThrottlingException = _error("ThrottlingException")
+TableNotFoundException = _error("TableNotFoundException")  # the backup operations' "no such table"
+AccessDeniedException = _error("AccessDeniedException")  # a write to an engine opened read-only
 
 
 class ConditionalCheckFailedException(DynamoDBError):
@@ -84,6 +88,11 @@ class TransactionCanceledException(DynamoDBError):
 class UnknownIndexException(ValidationException):  # type: ignore[misc, valid-type]
     """The table (as this process knows it) has no index of that name: a ValidationException to callers;
     the engine first re-reads the catalog in case another process added the index."""
+
+
+class WouldBlock(Exception):
+    """Raised instead of waiting, on a thread that asked never to wait (:meth:`Engine.try_handle`): the
+    request needs a lock another connection holds. Nothing of the request was applied."""
 
 
 class StaleDefinition(Exception):

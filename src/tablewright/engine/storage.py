@@ -22,23 +22,33 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .catalog import IndexMeta, TableMeta, table_meta_from
-from .errors import StaleDefinition
+from .errors import StaleDefinition, WouldBlock
+from .opening import (
+    FORMAT_VERSION,
+    BadDatabaseFile,
+    DatabaseUnavailable,
+    Found,
+    how_to_check,
+    inspect,
+    read_only_uri,
+)
 from .types import Item, item_size, partition_hash
 
-FORMAT_VERSION = 1
 _NO_END = 2**63 - 1  # an open stream generation: no upper bound on its sequence numbers
 _GENERATION_COLUMNS = "arn, table_id, table_name, label, view_type, key_schema, after_seq, end_seq, closed"
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS tw_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tw_tables (name TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE, document BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tw_stream (
@@ -50,8 +60,10 @@ CREATE TABLE IF NOT EXISTS tw_streams (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tw_tokens (
     token TEXT PRIMARY KEY, digest BLOB NOT NULL, response BLOB NOT NULL, created REAL NOT NULL) WITHOUT ROWID;
-INSERT OR IGNORE INTO tw_meta VALUES ('format', 1), ('catalog', 0), ('next_table_id', 1);
+INSERT OR IGNORE INTO tw_meta VALUES ('format', {FORMAT_VERSION}), ('catalog', 0), ('next_table_id', 1);
 """
+# What the script creates: a file that has all of it is opened without running the script.
+_SCHEMA_NAMES = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", _SCHEMA))
 
 
 class Store:
@@ -61,30 +73,83 @@ class Store:
     # to its own clock so that a test clock moves stream time too.
     clock: Callable[[], float] = time.time
 
-    def __init__(self, path: str | None = None, *, durable: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        durable: bool = False,
+        lock_timeout: float = 30.0,
+        read_only: bool = False,
+    ) -> None:
         self.path = path
         self._durable = durable
+        self.lock_timeout = lock_timeout  # seconds a write waits for another connection's write lock
+        self.read_only = read_only and path is not None
         self._local = threading.local()
+        # Every thread's connection with its thread, so that close() closes them all (and a connection
+        # whose thread has ended is closed when the next one opens).
+        self._connections: list[tuple[threading.Thread, sqlite3.Connection]] = []
+        self._closed = False
         self._lock = threading.RLock()  # serialises the single connection of an in-memory store
         self._shared: sqlite3.Connection | None = None
         self._catalog: dict[str, TableMeta] = {}
         self._documents: set[tuple[int, bytes]] = set()
         self._catalog_version = -1
-        self._init_schema()
+        # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
+        self._init_schema(inspect(path, read_only=read_only, schema=_SCHEMA_NAMES) if path else Found.NEW)
 
     # ----------------------------------------------------------------------------------- connections
 
     def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._connect_read_only()
         conn = sqlite3.connect(
             self.path or ":memory:",
             isolation_level=None,
-            check_same_thread=self.path is not None,
-            timeout=30.0,
+            check_same_thread=False,  # used by one thread at a time; closed by whichever thread closes the store
+            timeout=self.lock_timeout,
         )
         if self.path:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
-        conn.execute("PRAGMA busy_timeout=30000")
+        wait = 0 if getattr(self._local, "never_wait", False) else self.lock_timeout
+        conn.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
+        return conn
+
+    def never_wait(self) -> None:
+        """From now on, this thread never waits for a lock another thread or process holds: SQLite's
+        busy error, or :class:`WouldBlock` for the in-memory store's lock, comes at once instead."""
+        if getattr(self._local, "never_wait", False):
+            return
+        self._local.never_wait = True
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.execute("PRAGMA busy_timeout=0")
+
+    @property
+    def waits(self) -> bool:
+        """Whether this thread waits for locks (see :meth:`never_wait`)."""
+        return not getattr(self._local, "never_wait", False)
+
+    def _acquire(self) -> None:
+        """Take the in-memory store's lock; on a :meth:`never_wait` thread only if it is free."""
+        if not self._lock.acquire(blocking=self.waits):
+            raise WouldBlock("the in-memory database is in use by another thread")
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that cannot write; immutable (no locks, no -wal/-shm files) only where SQLite
+        could not create those files and no writer can therefore be using the database."""
+        file = Path(str(self.path))
+        immutable = not os.access(file.parent, os.W_OK) and not Path(f"{file}-wal").exists()
+        conn = sqlite3.connect(
+            read_only_uri(file, immutable=immutable),
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=self.lock_timeout,
+        )
+        conn.execute("PRAGMA query_only=1")
+        conn.execute(f"PRAGMA busy_timeout={int(self.lock_timeout * 1000)}")
         return conn
 
     @property
@@ -94,24 +159,50 @@ class Store:
                 self._shared = self._connect()
             return self._shared
         conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._connect()
+        if conn is None or self._closed:
+            conn = self._local.conn = self._open_for_thread()
         return conn
 
-    def _init_schema(self) -> None:
+    def _open_for_thread(self) -> sqlite3.Connection:
         with self._lock:
-            conn = self.conn
-            conn.executescript(_SCHEMA)
+            if self._closed:
+                raise sqlite3.ProgrammingError(f"the engine of {self.path} is closed")
+            conn = self._connect()
+            ended = [entry for entry in self._connections if not entry[0].is_alive()]
+            for entry in ended:
+                self._connections.remove(entry)
+                entry[1].close()
+            self._connections.append((threading.current_thread(), conn))
+            return conn
+
+    def _init_schema(self, found: Found) -> None:
+        with self._lock:
+            try:
+                conn = self.conn
+                if found is not Found.READY and not self.read_only:
+                    conn.executescript(_SCHEMA)
+                else:
+                    conn.execute("SELECT 1 FROM tw_meta LIMIT 1").fetchall()  # can it be read at all
+            except sqlite3.OperationalError as error:
+                self.close()
+                raise DatabaseUnavailable(str(self.path), f"{self.path} cannot be opened: {error}") from None
+            except sqlite3.DatabaseError as error:  # damage the header check could not see
+                self.close()
+                raise BadDatabaseFile(
+                    str(self.path), f"{self.path} is corrupt ({error}); {how_to_check(self.path)}"
+                ) from None
 
     def close(self) -> None:
+        """Close every thread's connection; the store cannot be used afterwards (a file-backed one)."""
         with self._lock:
             if self._shared is not None:
                 self._shared.close()
                 self._shared = None
-            conn = getattr(self._local, "conn", None)
-            if conn is not None:
+            self._closed = self.path is not None
+            for _, conn in self._connections:
                 conn.close()
-                self._local.conn = None
+            self._connections.clear()
+            self._local.conn = None
 
     def write(self) -> _WriteTransaction:
         """An atomic read-modify-write transaction, exclusive against other writers (``with`` it)."""
@@ -124,7 +215,9 @@ class Store:
         ``single``: the request runs one statement, which SQLite already runs on one snapshot, so the
         BEGIN/COMMIT round trip is skipped. Reads use the cached catalog (see :meth:`table`).
         """
-        with self._lock if self.path is None else contextlib.nullcontext():
+        if self.path is None:
+            self._acquire()
+        try:
             conn = self.conn
             if single:
                 yield conn
@@ -134,6 +227,9 @@ class Store:
                 yield conn
             finally:
                 conn.execute("COMMIT")
+        finally:
+            if self.path is None:
+                self._lock.release()
 
     # --------------------------------------------------------------------------------------- catalog
 
@@ -265,8 +361,11 @@ class Store:
         """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
         no BEGIN/COMMIT is needed (the caller looked its table up through :meth:`table`)."""
         if self.path is None:
-            with self._lock:
+            self._acquire()
+            try:
                 return self.fetch(self.conn, meta, key)
+            finally:
+                self._lock.release()
         return self.fetch(self.conn, meta, key)
 
     def put(
@@ -296,10 +395,13 @@ class Store:
         """
         row = (*key, size, orjson.dumps(item))
         if self.path is None:  # one shared connection, whose cache is the catalog
-            with self._lock:
+            self._acquire()
+            try:
                 if self._catalog.get(meta.name) is not meta:
                     raise StaleDefinition(meta.name)
                 self.conn.execute(meta.upsert_item_sql, row)  # one statement: its own transaction
+            finally:
+                self._lock.release()
             return
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -504,6 +606,11 @@ class Store:
             )
         return watermark
 
+    def stored_stream_secret(self, conn: sqlite3.Connection) -> bytes | None:
+        """The database's key for signing shard iterators, or None if none was created yet."""
+        row = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
+        return bytes.fromhex(row[0]) if row else None
+
     def stream_secret(self, conn: sqlite3.Connection) -> bytes:
         """The database's random key for signing shard iterators, created on first use (in a write transaction)."""
         conn.execute(
@@ -511,6 +618,14 @@ class Store:
         )
         (value,) = conn.execute("SELECT value FROM tw_meta WHERE key = 'stream_secret'").fetchone()
         return bytes.fromhex(value)
+
+
+def is_lock_timeout(error: sqlite3.OperationalError) -> bool:
+    """Whether ``error`` is SQLite giving up on a lock another connection held past the busy timeout."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error)
 
 
 class _WriteTransaction:
@@ -529,7 +644,7 @@ class _WriteTransaction:
     def __enter__(self) -> sqlite3.Connection:
         store = self._store
         if store.path is None:  # one shared in-memory connection: serialise the threads using it
-            store._lock.acquire()
+            store._acquire()
             self._locked = True
         try:
             conn = self._conn = store.conn

@@ -8,6 +8,8 @@ service (``userIdentity`` of type Service, principal ``dynamodb.amazonaws.com``)
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -17,6 +19,7 @@ import orjson
 from .actions import stream_record
 
 if TYPE_CHECKING:
+    from .catalog import TableMeta
     from .engine import Engine
 
 FIVE_YEARS = 5 * 365 * 24 * 3600
@@ -33,32 +36,101 @@ def expired(value: dict | None, now: float) -> bool:
     return now - FIVE_YEARS <= seconds < now
 
 
-def sweep(engine: Engine, now: float) -> int:
-    """Delete every expired item of every table with TTL enabled; return how many were deleted."""
+BATCH = 500  # rows read per step of a sweep; the write lock is held only to delete a batch's expired items
+log = logging.getLogger(__name__)
+
+
+def sweep(engine: Engine, now: float, batch: int = BATCH) -> int:
+    """Delete every expired item of every table with TTL enabled; return how many were deleted.
+
+    Each table is read in key order, ``batch`` rows at a time, outside the write lock; only the expired
+    items of a batch are then deleted, in one write transaction that checks each of them again. What
+    cannot be read or deleted is logged (logger ``tablewright.engine.ttl``) and left for the next sweep.
+    """
     deleted = 0
     store = engine.store
-    with store.read():
-        tables = [store.table(name) for name in store.tables()]
+    # Outside any transaction, so that the catalog is re-read: an engine that has served no request
+    # yet (a server just started on an existing file) has not loaded it.
+    tables = [store.table(name) for name in store.tables()]
     for meta in tables:
         if meta is None or not meta.ttl_attribute:
             continue
-        with store.write() as conn:
-            meta = store.table(meta.name)
-            if meta is None or not meta.ttl_attribute:
-                continue
-            rows = conn.execute(f"SELECT h, pk, sk, item FROM {meta.sql_name}").fetchall()
-            for h, pk, sk, raw in rows:
-                item = orjson.loads(raw)
-                if not expired(item.get(meta.ttl_attribute), now):
-                    continue
-                store.delete(conn, meta, (h, pk, sk), item)
-                deleted += 1
-                if meta.stream_view_type:
-                    record = stream_record(engine, meta, meta.key_of(item), item, None)
-                    if record is not None:
-                        record["userIdentity"] = SERVICE_IDENTITY
-                        store.append_stream(conn, meta, record)
+        try:
+            deleted += _sweep_table(engine, meta.name, now, batch)
+        except Exception as error:  # noqa: BLE001 - one table's failure must not stop the others
+            log.warning("TTL sweep of table %s stopped, to be retried: %s", meta.name, error)
     return deleted
+
+
+def _sweep_table(engine: Engine, name: str, now: float, batch: int) -> int:
+    store = engine.store
+    after: tuple[int, bytes, bytes] = (-(2**63), b"", b"")
+    deleted = 0
+    while True:
+        meta = store.table(name)
+        if meta is None or not meta.ttl_attribute:
+            return deleted
+        with store.read(single=True) as conn:
+            rows = conn.execute(
+                f"SELECT h, pk, sk, item FROM {meta.sql_name} WHERE (h, pk, sk) > (?, ?, ?) "
+                "ORDER BY h, pk, sk LIMIT ?",
+                (*after, batch),
+            ).fetchall()
+        if not rows:
+            return deleted
+        after = rows[-1][:3]
+        due = [(h, pk, sk) for h, pk, sk, raw in rows if _due(meta, (h, pk, sk), raw, now)]
+        if due:
+            deleted += _delete(engine, name, due, now)
+
+
+def _due(meta: TableMeta, key: tuple[int, bytes, bytes], raw: bytes, now: float) -> bool:
+    try:
+        item = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        log.warning(
+            "TTL: item %s of table %s cannot be read, left in place: %s", _shown(key), meta.name, error
+        )
+        return False
+    return expired(item.get(meta.ttl_attribute), now)
+
+
+def _delete(engine: Engine, name: str, keys: list[tuple[int, bytes, bytes]], now: float) -> int:
+    store = engine.store
+    deleted = 0
+    with store.write() as conn:
+        meta = store.table(name)
+        if meta is None or not meta.ttl_attribute:
+            return 0
+        for key in keys:
+            conn.execute("SAVEPOINT ttl_item")  # one item's failure undoes that item only
+            try:
+                deleted += _delete_item(engine, conn, meta, key, now)
+            except Exception as error:  # noqa: BLE001 - logged, and the item is left for the next sweep
+                conn.execute("ROLLBACK TO ttl_item")
+                log.warning("TTL: cannot delete expired item %s of table %s: %s", _shown(key), name, error)
+            conn.execute("RELEASE ttl_item")
+    return deleted
+
+
+def _delete_item(engine: Engine, conn: sqlite3.Connection, meta: TableMeta, key: tuple, now: float) -> int:
+    store = engine.store
+    found = store.fetch(conn, meta, key)
+    # Checked again under the write lock: the item may have been updated or deleted since it was read.
+    if found is None or not expired(found[0].get(meta.ttl_attribute), now):
+        return 0
+    item = found[0]
+    store.delete(conn, meta, key, item)
+    if meta.stream_view_type:
+        record = stream_record(engine, meta, meta.key_of(item), item, None)
+        if record is not None:
+            record["userIdentity"] = SERVICE_IDENTITY
+            store.append_stream(conn, meta, record)
+    return 1
+
+
+def _shown(key: tuple[int, bytes, bytes]) -> str:
+    return f"(pk {key[1].hex()}, sk {key[2].hex() or '-'})"
 
 
 class Sweeper(threading.Thread):
@@ -78,7 +150,7 @@ class Sweeper(threading.Thread):
                 self.engine.sweep_ttl()
                 trim_streams(self.engine)
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
-                continue
+                log.exception("TTL sweep failed; retrying in %s s", self.interval)
 
     def stop(self) -> None:
         self._stop_event.set()

@@ -6,7 +6,6 @@ A refusal is an answer, not a failure of the page: ``WriteRefused`` carries the 
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,11 +91,8 @@ def _refused(call: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def create(rt: Runtime, entity: str, values: Mapping[str, object]) -> Any:
-    """Create an entity; an existing one with the same key is refused, never overwritten."""
-    # Create-only is spelled ``if_absent=True`` where put can also overwrite; where put is
-    # create-only by definition there is no such parameter.
-    create_only = {"if_absent": True} if "if_absent" in inspect.signature(rt.put).parameters else {}
-    return _refused(rt.put, entity, values, **create_only).record
+    """Create an entity (``rt.put`` is create-only: an existing key is refused, never overwritten)."""
+    return _refused(rt.put, entity, values).record
 
 
 def update(

@@ -129,17 +129,24 @@ def open_explorer(
         name = _unique(example.name, explorer.workspaces)
         rt = Runtime(design, client)
         workspace = Workspace(name, example.design, design, rt)
+        # As `tablewright check` takes them: the design's samples and examples, then the generator's.
+        data = {entity: list(items) for entity, items in design.samples.items()}
+        workspace.param_sets = {n: list(p.examples) for n, p in design.patterns.items() if p.examples}
         if example.generator is not None:
             try:
                 module = load_generator(example.generator)
-                workspace.param_sets = call_flexibly(module.params, seed, scale)
-                if fresh:
-                    rt.create_tables()
-                    load_sample_data(rt, call_flexibly(module.generate, seed, scale))
+                for entity, values in call_flexibly(module.generate, seed, scale).items():
+                    data[entity] = [*data.get(entity, []), *values]
+                for pattern, sets in call_flexibly(module.params, seed, scale).items():
+                    workspace.param_sets[pattern] = [*workspace.param_sets.get(pattern, []), *sets]
             except Exception as exc:  # the example's own code is at fault: say which file
                 raise ExploreError(f"{example.generator}: sample data: {type(exc).__name__}: {exc}") from None
-        elif fresh:
+        if fresh:
             rt.create_tables()
+            try:
+                load_sample_data(rt, data)
+            except Exception as exc:  # an item the design refuses: a finding about its sample data
+                raise ExploreError(f"{example.design}: sample data: {type(exc).__name__}: {exc}") from None
         explorer.workspaces[name] = workspace
     return explorer
 

@@ -2,7 +2,8 @@
 NoSQL Workbench, Markdown). Pure: depends on ``tablewright.design`` only (no engine, no boto3).
 
 ``export(design, "terraform")`` returns the text; ``FORMATS`` maps a format name to its module's
-``export(design, design_path=...)``. See docs/export.md.
+``export(design, design_path=...)``; ``losses(design, fmt)`` names, per feature, what the format
+cannot carry (the CLI prints them as warnings). See docs/export.md.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..design.model import Design
+from .losses import losses
 
 # Format name -> module exposing ``export(design, *, design_path) -> str | dict``.
 FORMATS = {
@@ -34,4 +36,4 @@ def export(design: Design, fmt: str, *, design_path: str | Path | None = None) -
     return result if isinstance(result, str) else json.dumps(result, indent=2) + "\n"
 
 
-__all__ = ["FORMATS", "export"]
+__all__ = ["FORMATS", "export", "losses"]

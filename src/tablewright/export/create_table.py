@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..design.model import Billing, Design, Index, Projection, Table
+from . import settings
 
 BILLING_MODES = {"on_demand": "PAY_PER_REQUEST", "provisioned": "PROVISIONED"}
 _PROJECTIONS = {
@@ -91,6 +92,8 @@ def requests(table: Table) -> dict[str, dict[str, Any]]:
             "TableName": table.table_name,
             "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
         }
+    for operation, fields in settings.requests(table).items():  # SSE, tags, insights, Kinesis...
+        calls.setdefault(operation, {}).update(fields)
     return calls
 
 

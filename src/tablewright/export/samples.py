@@ -39,22 +39,45 @@ def _load(path: Path) -> Any:
     return module
 
 
+class SampleDataError(ValueError):
+    """The sample data of a design cannot be exported: its generator fails or its values do not fit."""
+
+
 def sample_items(
     design: Design, design_path: Path | None, per_entity: int = 10, seed: int = 0
 ) -> dict[str, list[dict]]:
     """Logical table name -> full items (keys composed), at most ``per_entity`` per entity.
 
-    Empty when the design has no generator beside it.
+    Empty when the design has no generator beside it. Raises :class:`SampleDataError` when the
+    generator fails or what it generates does not fit the design's entities.
     """
     generator = generator_for(design_path) if design_path else None
     if generator is None:
         return {}
-    generated = _load(generator).generate(seed, 1.0)
+    try:
+        generated = _load(generator).generate(seed, 1.0)
+    except Exception as error:  # noqa: BLE001 - the user's generator: any failure is its own
+        raise SampleDataError(
+            f"{generator}: generate() failed, so the sample data cannot be exported: "
+            f"{type(error).__name__}: {error}"
+        ) from error
+    if not isinstance(generated, dict):
+        raise SampleDataError(f"{generator}: generate() must return {{entity name: [values, ...]}}")
     tables: dict[str, list[dict]] = {}
     for entity_name, values_list in generated.items():
         entity = design.entities.get(entity_name)
         if entity is None:
             continue
-        items = [entity.to_item(values, now=SAMPLE_TIME) for values in values_list[:per_entity]]
-        tables.setdefault(entity.table, []).extend(items)
+        for number, values in enumerate(values_list[:per_entity], 1):
+            violations = entity.validate(values) if isinstance(values, dict) else ["not a mapping"]
+            if violations:
+                said = "; ".join(str(violation) for violation in violations[:3])
+                raise SampleDataError(f"{generator}: {entity_name} #{number} does not fit the design: {said}")
+            try:
+                item = entity.to_item(values, now=SAMPLE_TIME)
+            except Exception as error:  # noqa: BLE001 - a value the entity rejects, whatever its kind
+                raise SampleDataError(
+                    f"{generator}: {entity_name} #{number} cannot be made into an item: {error}"
+                ) from error
+            tables.setdefault(entity.table, []).append(item)
     return tables

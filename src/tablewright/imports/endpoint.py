@@ -1,13 +1,19 @@
 """Import the tables of a live endpoint from DescribeTable / DescribeTimeToLive /
-DescribeContinuousBackups, through ``tablewright.connect(endpoint_url=...)`` (or any client)."""
+DescribeContinuousBackups, through ``tablewright.connect(endpoint_url=...)`` (or any client).
+
+DescribeTable knows only key attributes; one page of a Scan (``sample`` items, default 25) adds the
+non-key attributes with the types the items hold, and keeps those items as the design's sample data.
+"""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from .writer import Imported, ImportedTable
+from ..export.wire import WIRE_TO_DESIGN
+from .writer import EntitySketch, Imported, ImportedTable, entity_name
 
 _INDEX_FIELDS = ("IndexName", "KeySchema", "Projection")
 
@@ -50,28 +56,90 @@ def create_request(description: dict[str, Any]) -> dict[str, Any]:
     return create
 
 
+# Answers of an endpoint that does not implement an operation at all (DynamoDB-compatible engines
+# without backups): the setting is then reported as off. Any other error (access denied, throttling,
+# a table that vanished) is an error, never a silent "off".
+_NOT_IMPLEMENTED = frozenset({"UnknownOperationException", "NotImplementedException", "UnsupportedOperation"})
+
+
+class EndpointImportError(Exception):
+    """A call the import needs was refused by the endpoint; the message names the table and the call."""
+
+
+def _call(client: Any, operation: str, table: str | None, **request: Any) -> dict[str, Any]:
+    try:
+        return getattr(client, operation)(**request)
+    except ClientError as error:
+        where = f"table {table}: " if table else ""
+        raise EndpointImportError(f"{where}{error}") from error
+
+
 def _ttl(client: Any, table: str) -> str | None:
-    found = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    found = _call(client, "describe_time_to_live", table, TableName=table)["TimeToLiveDescription"]
     return found.get("AttributeName") if found.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None
 
 
 def _pitr(client: Any, table: str) -> bool:
     try:
         found = client.describe_continuous_backups(TableName=table)["ContinuousBackupsDescription"]
-    except ClientError:  # an engine without backups
-        return False
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in _NOT_IMPLEMENTED:
+            return False
+        raise EndpointImportError(f"table {table}: {error}") from error
     return found.get("PointInTimeRecoveryDescription", {}).get("PointInTimeRecoveryStatus") == "ENABLED"
 
 
-def import_tables(client: Any, tables: list[str] | None = None, name: str = "imported") -> Imported:
-    """The named tables (default: every table) of the endpoint behind ``client``."""
-    names = tables or client.list_tables()["TableNames"]
+def _json_safe(value: Any) -> Any:
+    """A boto3 wire value with bytes as base64 text, as DynamoDB's JSON (and Workbench) writes them."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode()
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _sampled(create: dict[str, Any], items: list[dict[str, Any]]) -> EntitySketch:
+    """One entity holding the table's key attributes and every attribute the sampled items carry."""
+    types = {d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in create["AttributeDefinitions"]}
+    for item in items:
+        for attribute, value in item.items():
+            types.setdefault(attribute, WIRE_TO_DESIGN.get(next(iter(value)), "string"))
+    return EntitySketch(entity_name(create["TableName"]), types)
+
+
+def import_tables(
+    client: Any, tables: list[str] | None = None, name: str = "imported", sample: int = 25
+) -> Imported:
+    """The named tables (default: every table) of the endpoint behind ``client``, with up to
+    ``sample`` items of each (0: none) as sample data.
+
+    Raises :class:`EndpointImportError` when the endpoint refuses a call (access denied, a missing
+    table); an endpoint that does not implement DescribeContinuousBackups reports PITR as off.
+    """
+    names = tables or _call(client, "list_tables", None)["TableNames"]
     imported = []
+    samples: dict[str, list[dict[str, Any]]] = {}
     for table in names:
-        description = client.describe_table(TableName=table)["Table"]
+        description = _call(client, "describe_table", table, TableName=table)["Table"]
+        create = create_request(description)
+        items = (
+            [_json_safe(i) for i in _call(client, "scan", table, TableName=table, Limit=sample)["Items"]]
+            if sample
+            else []
+        )
+        sketch = _sampled(create, items)
+        if items:
+            samples[sketch.name] = items
         imported.append(
             ImportedTable(
-                create=create_request(description), ttl=_ttl(client, table), pitr=_pitr(client, table)
+                create=create, ttl=_ttl(client, table), pitr=_pitr(client, table), entities=[sketch]
             )
         )
-    return Imported(name=name, tables=imported, source="a live endpoint (DescribeTable)")
+    return Imported(
+        name=name,
+        tables=imported,
+        source="a live endpoint (DescribeTable and a sample Scan)",
+        samples=samples,
+    )

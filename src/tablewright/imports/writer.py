@@ -3,18 +3,23 @@ where a person has to fill something in).
 
 ``Imported`` holds per table the CreateTable request (plus TTL and PITR), and optional entity
 skeletons (from NoSQL Workbench facets). Tables come out complete; entities and patterns are a
-skeleton to finish.
+skeleton to finish. Sample items (``Imported.samples``) are written as a sample-data generator beside
+the design (``generator_text``), the ``tablewright check`` convention, so check, ``cost --measure``
+and exports use them; their average size becomes the entity's declared ``item_size``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from ..export.wire import KEY_TO_DESIGN
+from ..cost.sizes import item_size
+from ..design.templates import KeyTemplate, field_source
+from ..export.wire import KEY_TO_DESIGN, from_wire
 
 _BILLING = {"PAY_PER_REQUEST": "on_demand", "PROVISIONED": "provisioned"}
 
@@ -27,6 +32,8 @@ class EntitySketch:
     attributes: dict[str, str] = field(default_factory=dict)  # name -> design type
     pk: str | None = None
     sk: str | None = None
+    pk_name: str | None = None  # the table's key attribute names, to read composed sample keys
+    sk_name: str | None = None
 
 
 @dataclass
@@ -37,15 +44,24 @@ class ImportedTable:
     ttl: str | None = None
     pitr: bool = False
     entities: list[EntitySketch] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # assumptions made for this table, written as comments
+    # Design keys written as they are (encryption, tags, name_from...: see export/settings.py).
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class Imported:
-    """A whole import: a name, a description, tables."""
+    """A whole import: a name, tables, sample items per entity (wire form), and warnings naming
+    what the source said that the design cannot carry."""
 
     name: str
     tables: list[ImportedTable]
     source: str = ""
+    description: str = ""
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    # What the source declares and the design cannot hold: written as comments (and told on stderr).
+    notes: list[str] = field(default_factory=list)
 
 
 def logical_name(physical: str) -> str:
@@ -111,6 +127,7 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
     out["table_class"] = create.get("TableClass", "STANDARD")
     if table.pitr:
         out["pitr"] = True
+    out.update(table.settings)
     indexes = {
         i["IndexName"]: _index(i, definitions, kind, billing)
         for field_name, kind in (("GlobalSecondaryIndexes", "global"), ("LocalSecondaryIndexes", "local"))
@@ -121,7 +138,8 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
     return out
 
 
-def _entity_name(table: str) -> str:
+def entity_name(table: str) -> str:
+    """An entity name (PascalCase) for a physical table name."""
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
 
 
@@ -130,27 +148,59 @@ def _skeleton(logical: str, table: ImportedTable) -> dict[str, dict[str, Any]]:
     definitions = {
         d["AttributeName"]: d["AttributeType"] for d in table.create.get("AttributeDefinitions", [])
     }
-    sketches = table.entities or [EntitySketch(_entity_name(table.create["TableName"]))]
+    # Sketches from the source list their own attributes: only the table's keys are added, so a facet
+    # appears only in the indexes whose keys it holds. Without sketches one entity holds every key.
+    key_names = (
+        {k["AttributeName"] for k in table.create["KeySchema"]} if table.entities else set(definitions)
+    )
+    sketches = table.entities or [EntitySketch(entity_name(table.create["TableName"]))]
     entities = {}
     for sketch in sketches:
-        attributes = {n: KEY_TO_DESIGN.get(t, "string") for n, t in definitions.items()}
+        attributes = {n: KEY_TO_DESIGN.get(t, "string") for n, t in definitions.items() if n in key_names}
         attributes.update(sketch.attributes)
+        for name, kind in definitions.items():  # a key attribute keeps its key type
+            if name in attributes:
+                attributes[name] = KEY_TO_DESIGN.get(kind, "string")
         entity: dict[str, Any] = {"table": logical, "attributes": attributes}
         keys = {k: v for k, v in (("pk", sketch.pk), ("sk", sketch.sk)) if v}
         if keys and "pk" not in keys:  # a sort template alone: the partition key is its own attribute
-            keys = {"pk": "{" + (_schema(table.create["KeySchema"], "HASH") or "") + "}", **keys}
+            keys = {"pk": field_source(_schema(table.create["KeySchema"], "HASH") or ""), **keys}
         if keys:
             entity["keys"] = {"table": keys}
             for template in keys.values():  # template fields must be attributes
-                for name in re.findall(r"\{([A-Za-z0-9_]+)", template):
+                for name in KeyTemplate(template).fields:
                     entity["attributes"].setdefault(name, "string")
         entities[sketch.name] = entity
     return entities
 
 
 def _dump(data: Any, indent: int) -> str:
-    text = yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=False)
+    text = yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=False, allow_unicode=True)
     return "".join(" " * indent + line + "\n" for line in text.splitlines())
+
+
+def _sample_sizes(imported: Imported, entities: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Entity -> ``{item_size: average bytes}`` of its sample items (keys composed as stored)."""
+    sizes = {}
+    for name, items in imported.samples.items():
+        if name in entities and items:
+            total = sum(item_size({k: from_wire(v) for k, v in item.items()}) for item in items)
+            sizes[name] = {"item_size": max(1, round(total / len(items)))}
+    return sizes
+
+
+def _notes(imported: Imported) -> list[str]:
+    notes = [f"#   {table.create['TableName']}: {note}" for table in imported.tables for note in table.notes]
+    return ["# Assumptions made by the import (the source does not say):", *notes] if notes else []
+
+
+def notes_comment(notes: list[str]) -> list[str]:
+    """Comment lines listing what the source declares that this design does not carry."""
+    if not notes:
+        return []
+    return ["#", "# Not carried into this design (declared in the source; redo it after export):"] + [
+        f"#   - {note}" for note in notes
+    ]
 
 
 def to_yaml(imported: Imported) -> str:
@@ -161,14 +211,27 @@ def to_yaml(imported: Imported) -> str:
         logical = logical_name(table.create["TableName"])
         tables[logical] = table_dict(table)
         entities.update(_skeleton(logical, table))
+    description = imported.description or "TODO describe what this design stores and for whom"
+    sizes = _sample_sizes(imported, entities)
+    volumes = (
+        [
+            "",
+            "# Item sizes: the average of the source's sample items (kept in the generator beside this file).",
+            _dump({"volumes": {"entities": sizes}}, 0).rstrip(),
+        ]
+        if sizes
+        else []
+    )
     lines = [
         "# yaml-language-server: $schema=https://tablewright.dev/schema/design.json",
         f"# Imported by `tablewright import` from {imported.source or 'a model'}.",
         "# Tables and indexes are complete. Entities and access patterns are a skeleton: fill in the",
         "# TODOs, then run `tablewright check` on this file.",
+        *_notes(imported),
+        *notes_comment(imported.notes),
         "version: 1",
         _dump({"name": imported.name}, 0).rstrip(),
-        "description: TODO describe what this design stores and for whom",
+        _dump({"description": description}, 0).rstrip(),
         "",
         "tables:",
         _dump(tables, 2).rstrip(),
@@ -185,6 +248,52 @@ def to_yaml(imported: Imported) -> str:
         '#     means: {where: "id = :id"}',
         "#     served: {op: get}",
         "patterns: {}",
+        *volumes,
         "",
     ]
     return "\n".join(lines)
+
+
+GENERATOR = '''"""Sample items of {source}, kept by `tablewright import`.
+
+``generate()`` returns them per entity (the `tablewright check` convention); ``params()`` has none
+yet: add parameter sets for the access patterns you write.
+"""
+
+import json
+
+from tablewright.export.wire import from_wire
+
+SAMPLES = json.loads(
+    r"""
+{samples}
+"""
+)
+
+
+def generate(seed=0, scale=1.0):
+    """Entity -> list of values, as the source's sample data holds them."""
+    return {{
+        entity: [{{name: from_wire(value) for name, value in item.items()}} for item in items]
+        for entity, items in SAMPLES.items()
+    }}
+
+
+def params(seed=0, scale=1.0):
+    """Pattern -> list of parameter sets (none yet)."""
+    return {{}}
+'''
+
+
+def generator_text(imported: Imported) -> str | None:
+    """The sample-data generator (Python) for the import's sample items; None when there are none."""
+    if not imported.samples:
+        return None
+    entities = [
+        f"  {json.dumps(entity)}: [\n"
+        + ",\n".join(f"    {json.dumps(item, ensure_ascii=False)}" for item in items)
+        + "\n  ]"
+        for entity, items in imported.samples.items()
+    ]
+    samples = "{\n" + ",\n".join(entities) + "\n}"
+    return GENERATOR.format(source=imported.source or "the imported model", samples=samples)

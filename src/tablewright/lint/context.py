@@ -8,6 +8,7 @@ from functools import cached_property
 
 from tablewright.cost import analysis
 from tablewright.cost.estimate import Estimate, estimate
+from tablewright.cost.prices import Prices, default_prices
 from tablewright.cost.sizes import EntitySize, entity_size
 from tablewright.design.model import AccessPattern, Design, Entity, EntityKey, Index, Table
 
@@ -54,6 +55,43 @@ class Context:
         """Monthly capacity and peak partition load (tablewright.cost)."""
         return estimate(self.design)
 
+    @cached_property
+    def prices(self) -> Prices:
+        """The price list cost-related findings state their monthly impact in."""
+        return default_prices()
+
+    def target_dollars(self, table: str, index: str | None = None) -> float:
+        """On-demand monthly cost of a table (or one index): its writes, reads and storage."""
+        target = self.estimate.targets.get(table if index is None else f"{table}/{index}")
+        if target is None:
+            return 0.0
+        prices = self.prices
+        storage = target.storage_bytes / 1024**3 * prices.storage_gb_month.get(target.table_class, 0.25)
+        return (
+            target.write_units * prices.write_request_unit
+            + target.read_units * prices.read_request_unit
+            + storage
+        )
+
+    def pattern_impact(self, pattern: str, share: float = 1.0) -> str:
+        """``impact`` of a share of a pattern's reads; says so when the pattern declares no rate."""
+        if self.has_volumes and self.reads_per_second(pattern) is None:
+            return f"monthly cost unknown: pattern {pattern} declares no rate"
+        return self.impact(self.pattern_dollars(pattern) * share)
+
+    def pattern_dollars(self, pattern: str) -> float:
+        """On-demand monthly cost of a pattern's reads at the declared rate."""
+        units = sum(p.read_units for p in self.estimate.patterns if p.name == pattern)
+        return units * self.prices.read_request_unit
+
+    def impact(self, dollars: float) -> str:
+        """A finding's monthly dollar impact at the declared volumes, or why it cannot be stated."""
+        if not self.has_volumes:
+            return "monthly cost unknown: no volumes declared"
+        if dollars >= 1:
+            return f"${dollars:,.2f}/month at the declared volumes"
+        return f"${dollars:.2g}/month at the declared volumes"
+
     def size(self, entity: str) -> EntitySize:
         """Typical and largest item size of an entity."""
         return entity_size(self.design, entity)
@@ -84,8 +122,8 @@ class Context:
 
     @property
     def has_volumes(self) -> bool:
-        """True when the design declares any volumes."""
-        return bool(self.design.volumes.entities or self.design.volumes.patterns)
+        """True when the design declares any volumes (items or rates; item sizes alone are not)."""
+        return self.design.volumes.declared
 
 
 def index_path(table: str, index: str) -> tuple[object, ...]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from tablewright.design import DesignError, loads
+from tablewright.design import DesignError, load, loads
 from tablewright.design.model import Design
 from tablewright.design.yamlsource import Source, load_source
 
@@ -79,7 +79,7 @@ def load_design(path: str | Path) -> Design:
     """Load a design file; ``design.lint`` holds its ``lint:`` section with the sidecar's keys over it,
     so ``tablewright cost`` sees what the sidecar declares (``transactional``)."""
     file = Path(path)
-    design = loads(file.read_text(encoding="utf-8"), str(file))
+    design = load(file)
     sidecar = sidecar_for(file)
     if sidecar.exists():
         extra = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
@@ -93,9 +93,13 @@ def _load_failure(rule_id: str, source: Source, error: DesignError, config: Lint
     for problem in error.problems:
         match = _CONVENTION.match(problem.message)
         rule_ = RULES[CONVENTION_IDS.get(match.group(1), rule_id) if match else rule_id]
-        if rule_.id in config.disable:
+        # A problem that stops the load cannot be disabled or re-graded: nothing else can read the
+        # design, so lint must not exit 0 or 1 on it. Warnings the loader keeps follow the config.
+        if problem.severity != "error" and rule_.id in config.disable:
             continue
-        severity = config.severity.get(rule_.id) or problem.severity
+        severity = (
+            "error" if problem.severity == "error" else config.severity.get(rule_.id) or problem.severity
+        )
         findings.append(
             Finding(
                 rule_.id,
@@ -159,7 +163,13 @@ def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Findin
                 "TW002", invalid.name, "error", str(file), 1, 1, f"sidecar: {exc}", invalid.why, invalid.fix
             )
         ]
-    return lint_text(file.read_text(encoding="utf-8"), str(file), sidecar.merged(config or LintConfig()))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        invalid = RULES["TW001"]
+        message = f"not UTF-8 text (byte {exc.start}): not a design file"
+        return [Finding("TW001", invalid.name, "error", str(file), 1, 1, message, invalid.why, invalid.fix)]
+    return lint_text(text, str(file), sidecar.merged(config or LintConfig()))
 
 
 def lint_paths(paths: list[str | Path], config: LintConfig | None = None) -> Report:

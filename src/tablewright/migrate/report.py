@@ -55,7 +55,12 @@ def _summary(step: dict[str, Any]) -> str:
             )
     verification = step.get("verification")
     if verification:
-        parts.append("verified" if verification.get("ok") else "VERIFICATION FAILED")
+        # Items per target table: a transform that routes rows elsewhere (rejects) shows them here.
+        counts = ", ".join(
+            f"{table}={found['actual']['count']}" for table, found in verification.get("tables", {}).items()
+        )
+        verdict = "verified" if verification.get("ok") else "VERIFICATION FAILED"
+        parts.append(f"{verdict} ({counts})" if counts else verdict)
     return ", ".join(parts)
 
 
@@ -71,6 +76,9 @@ def render(report: Report, console: Console) -> None:
         style = "red" if step["status"] == "failed" else None
         table.add_row(step["id"], step["status"], _summary(step), style=style)
     console.print(table)
+    if not report.dry_run:
+        saved = f"progress saved in {report.progress}" if report.progress else "no progress saved (in-memory)"
+        console.print(f"Target: {report.target}; {saved}", highlight=False)
     for step in report.steps:
         for sample in step.get("samples", []):
             console.print(f"[bold]{step['id']}[/bold] sample")

@@ -15,15 +15,38 @@ from pathlib import Path
 from typing import Any
 
 
+class CorruptProgress(ValueError):
+    """A progress file that is not one (not JSON, or not the shape this module writes)."""
+
+
 class State:
-    """Per-step state, shared by the segment threads (every change is saved under one lock)."""
+    """Per-step state, shared by the segment threads (every change is saved under one lock).
+
+    ``data["target"]`` binds the progress to one database and plan version (``target.py``).
+    """
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path else None
         self._lock = threading.Lock()
         self.data: dict[str, Any] = {"steps": {}}
         if self.path and self.path.exists():
-            self.data = json.loads(self.path.read_text(encoding="utf-8"))
+            try:
+                self.data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as error:
+                raise CorruptProgress(f"progress file {self.path} is not valid JSON: {error}") from None
+            if not isinstance(self.data, dict) or not isinstance(self.data.get("steps"), dict):
+                raise CorruptProgress(f"progress file {self.path} is not a tablewright migrate progress file")
+
+    def reset(self) -> None:
+        """Forget every step (the progress belonged to another database)."""
+        with self._lock:
+            self.data = {"steps": {}}
+
+    def bind(self, binding: dict[str, Any]) -> None:
+        """Record which target and plan this progress belongs to, and save."""
+        with self._lock:
+            self.data["target"] = binding
+            self._save()
 
     def step(self, step_id: str) -> dict[str, Any]:
         """A copy of the state of one step (empty when it has not started)."""
@@ -49,6 +72,7 @@ class State:
     def _save(self) -> None:
         if self.path is None:
             return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(self.data, handle, indent=1, sort_keys=True)

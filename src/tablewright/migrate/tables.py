@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
+
+from .context import MigrationError
 
 # DescribeTable fields that CreateTable takes back as they are (indexes are trimmed separately).
 _INDEX_FIELDS = ("IndexName", "KeySchema", "Projection")
@@ -75,27 +78,53 @@ def _index(index: dict[str, Any], billing: str, field: str) -> dict[str, Any]:
 
 
 def create(client: Any, spec: dict[str, Any], calls: dict[str, dict[str, Any]]) -> str:
-    """Create a table and send its extra calls (UpdateTimeToLive, ...); ``exists`` if it already did."""
+    """Create a table and send its extra calls (UpdateTimeToLive, UpdateContinuousBackups); ``exists``
+    if it already did (a resumed run: the calls are then sent again where they have not taken effect).
+
+    A call that fails raises :class:`~tablewright.migrate.context.MigrationError`: a table without the
+    point-in-time recovery or TTL its plan asked for is a failed step, never a silent success.
+    """
+    result = "created"
     try:
         client.create_table(**spec)
     except ClientError as error:
         if error_code(error) != "ResourceInUseException":
             raise
-        return "exists"
+        result = "exists"
     wait_active(client, spec["TableName"])
-    senders = {
-        "UpdateTimeToLive": client.update_time_to_live,
-        "UpdateContinuousBackups": client.update_continuous_backups,
-    }
     for operation, request in calls.items():
+        sender, done = _CALLS[operation]
+        if result == "exists" and done(client, request):
+            continue
         try:
-            senders[operation](**request)
+            sender(client, request)
         except ClientError as error:
-            # An engine without backups still creates the table; the report says what was skipped.
-            if operation != "UpdateContinuousBackups":
-                raise
-            return f"created ({operation} failed: {error_code(error)})"
-    return "created"
+            raise MigrationError(
+                f"table {spec['TableName']} was {result if result == 'created' else 'there'} but {operation} "
+                f"failed: {error_code(error)}: {error.response.get('Error', {}).get('Message', '')} "
+                "(run the migration again to retry it)"
+            ) from error
+    return result
+
+
+def _ttl_done(client: Any, request: dict[str, Any]) -> bool:
+    found = client.describe_time_to_live(TableName=request["TableName"])["TimeToLiveDescription"]
+    wanted = request["TimeToLiveSpecification"]
+    enabled = found.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
+    return enabled == wanted["Enabled"] and (
+        not enabled or found.get("AttributeName") == wanted["AttributeName"]
+    )
+
+
+# Extra CreateTable calls: operation -> (send it, has it already taken effect on an existing table).
+# UpdateContinuousBackups is idempotent, so it is always sent again.
+_CALLS: dict[str, tuple[Callable[[Any, dict], Any], Callable[[Any, dict], bool]]] = {
+    "UpdateTimeToLive": (lambda client, request: client.update_time_to_live(**request), _ttl_done),
+    "UpdateContinuousBackups": (
+        lambda client, request: client.update_continuous_backups(**request),
+        lambda client, request: False,
+    ),
+}
 
 
 def item_count(client: Any, table: str) -> int | None:

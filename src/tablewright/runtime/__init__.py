@@ -1,11 +1,12 @@
 """The runtime: a design joined to any DynamoDB client (the embedded engine by default).
 
-``Runtime.open("design.yaml")`` then ``rt.put("Task", {...})``, ``rt.get(...)``,
+``Runtime.open("design.yaml")`` then ``rt.put("Task", {...})`` (create), ``rt.replace(...)``, ``rt.get(...)``,
 ``rt.update(...)``, ``rt.run("pattern", **params)``. See docs/runtime.md.
 """
 
 from .core import Runtime
 from .errors import (
+    AlreadyExistsError,
     ConditionFailedError,
     ConflictError,
     ConventionError,
@@ -23,6 +24,7 @@ from .wire import Record
 from .writes import WriteResult
 
 __all__ = [
+    "AlreadyExistsError",
     "ConditionFailedError",
     "ConflictError",
     "ConventionError",

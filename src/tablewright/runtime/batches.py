@@ -5,12 +5,12 @@ idempotency marker fit is one transaction. A batch that does not fit (the sensor
 + 1 marker = 101) is written in transactions of at most 100 actions with the marker **last**: item
 keys are composed deterministically, so a retry rewrites the same items instead of adding copies,
 and every item put is guarded by ``attribute_not_exists(pk) OR <idempotency attr> = :key`` so it
-can only overwrite an item of the same batch. docs/runtime.md explains the trade-off.
+can only overwrite an item of the same batch. Every item is created (``attribute_not_exists``):
+a batch never replaces an item stored before it. docs/runtime.md explains the trade-off.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -34,8 +34,6 @@ from .writes import (
 
 if TYPE_CHECKING:
     from .core import Runtime
-
-BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 
 
 def put_many(
@@ -99,13 +97,12 @@ def _group(writer: Writer, entity: Entity, item: dict, same_batch: tuple[str, ob
     ph = Placeholders()
     condition = f"attribute_not_exists({ph.name(table.partition_key.name)})"
     if same_batch is not None:
+        # A retried chunk may rewrite an item of its own batch, never anything else.
         condition += f" OR {ph.name(same_batch[0])} = {ph.value(same_batch[1])}"
-    elif not entity.version_attribute and not entity.unique:
-        condition, ph = None, Placeholders()  # the idempotency marker in the same transaction guards it
-    parts = [condition] if condition else []
     body = {"Item": item_to_wire(item)}
-    guard = {"must_exist": False} if condition else {}
-    action = writer.item_action(entity, "Put", body, parts, ph, table_key(table, item), **guard, verb="put")
+    action = writer.item_action(
+        entity, "Put", body, [condition], ph, table_key(table, item), must_exist=False, verb="put"
+    )
     return [action, *writer._unique_actions(entity, None, item)]
 
 
@@ -135,24 +132,7 @@ def _refuse_duplicate_keys(entity: Entity, table, composed: list[dict]) -> None:
 def _without_idempotency(
     rt: Runtime, entity: Entity, items: Sequence[Mapping], composed: list[dict], now: datetime
 ) -> WriteResult:
-    table = rt.design.table_of(entity.name)
-    if entity.version_attribute or entity.unique:
-        # Each item needs its own guarded write (version 1, markers).
-        results = [rt.put(entity.name, values, now=now) for values in items]
-        return WriteResult(True, [r.records[0] for r in results], len(results), f"{len(results)} writes")
-    requests = 0
-    for start in range(0, len(composed), BATCH_WRITE_SIZE):
-        pending = {
-            table.table_name: [
-                {"PutRequest": {"Item": item_to_wire(i)}} for i in composed[start : start + BATCH_WRITE_SIZE]
-            ]
-        }
-        delay = 0.05
-        while pending:
-            requests += 1
-            pending = rt.data.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if pending:
-                time.sleep(delay)  # throttled: back off as DynamoDB asks
-                delay = min(delay * 2, 2.0)
-    records = [to_record(entity, table, item) for item in composed]
-    return WriteResult(True, records, requests, f"batch write: {requests} requests")
+    # BatchWriteItem cannot be conditional, and a batch creates: each item is its own conditional
+    # put (same write units as BatchWriteItem), so an existing item is never silently replaced.
+    results = [rt.put(entity.name, values, now=now) for values in items]
+    return WriteResult(True, [r.records[0] for r in results], len(results), f"{len(results)} writes")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..design.model import AccessPattern, Design, Entity, Table
 from ..design.predicates import Predicate
+from ..design.templates import TemplateValueError
 from . import tables as _tables
 from .batches import put_many as _put_many
 from .conditions import condition_of
@@ -104,8 +105,12 @@ class Runtime:
             raise PatternError(f"unknown access pattern {name!r} (design has: {known})") from None
 
     def compose_key(self, entity: Entity, natural_key: Mapping[str, object]) -> dict[str, object]:
-        """The stored table key for natural key values (``PatternError`` naming missing fields)."""
-        key = entity.key(natural_key)
+        """The stored table key for natural key values (``PatternError`` naming missing fields or a
+        value no key can hold, such as a timestamp finer than its attribute's precision)."""
+        try:
+            key = entity.key(natural_key)
+        except TemplateValueError as exc:
+            raise PatternError(f"{entity.name}: {exc}") from None
         if key is None:
             missing = [f for f in key_fields(entity) if natural_key.get(f) is None]
             raise PatternError(
@@ -143,18 +148,48 @@ class Runtime:
         entity: str,
         values: Mapping[str, object],
         *,
-        expected_version: int | None = None,
-        if_absent: bool = False,
         condition: str | Predicate | None = None,
         condition_params: Mapping[str, object] | None = None,
         idempotency_key: object = None,
         now: datetime | None = None,
     ) -> WriteResult:
-        """Validate and write one entity: create, or replace ``expected_version`` (versioned entities).
+        """Validate and create one entity. Always conditional: an item already stored under the
+        key fails with ``AlreadyExistsError`` (a ``ConflictError``) and is left as it was; ``replace``
+        is the explicit overwrite. ``condition`` is a predicate over the stored natural attributes."""
+        return self._write(entity, values, False, None, condition, condition_params, idempotency_key, now)
 
-        An unversioned entity is overwritten unless ``if_absent=True`` (create only: ``ConflictError``
-        when it exists) or ``condition`` (a predicate over the stored natural attributes) says otherwise.
+    def replace(
+        self,
+        entity: str,
+        values: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
+        idempotency_key: object = None,
+        now: datetime | None = None,
+    ) -> WriteResult:
+        """Validate and write one entity whole, replacing what is stored under its key (or creating it).
+
+        ``created_at`` is kept from the stored item. A versioned entity needs ``expected_version``
+        (the version the caller read; ``ConflictError`` when another write came first), so a replace
+        never silently undoes a concurrent write.
         """
+        return self._write(
+            entity, values, True, expected_version, condition, condition_params, idempotency_key, now
+        )
+
+    def _write(
+        self,
+        entity: str,
+        values: Mapping[str, object],
+        replace: bool,
+        expected_version: int | None,
+        condition: str | Predicate | None,
+        condition_params: Mapping[str, object] | None,
+        idempotency_key: object,
+        now: datetime | None,
+    ) -> WriteResult:
         found = self.entity(entity)
         cond = condition_of(found, condition, condition_params)
         idem = _idempotency_of(found, [values], idempotency_key)
@@ -165,9 +200,9 @@ class Runtime:
                 self.writer.plan_put(
                     found,
                     values,
-                    expected_version=expected_version,
                     now=moment,
-                    if_absent=if_absent,
+                    replace=replace,
+                    expected_version=expected_version,
                     condition=cond,
                 ),
                 idem,
@@ -248,7 +283,7 @@ class Runtime:
     def transact(
         self, operations: Sequence[TxOp], *, idempotency_key: object = None, now: datetime | None = None
     ) -> WriteResult:
-        """Write ``operations`` (from ``tx_put``/``tx_update``/``tx_delete``/``tx_check``) as one
+        """Write ``operations`` (from ``tx_put``/``tx_replace``/``tx_update``/``tx_delete``/``tx_check``) as one
         TransactWriteItems, with their uniqueness and idempotency markers; see ``transact.py``."""
         return _transact(self, operations, idempotency_key=idempotency_key, now=now or datetime.now(UTC))
 
@@ -257,19 +292,31 @@ class Runtime:
         entity: str,
         values: Mapping[str, object],
         *,
-        expected_version: int | None = None,
-        if_absent: bool = False,
         condition: str | Predicate | None = None,
         condition_params: Mapping[str, object] | None = None,
     ) -> TxOp:
-        """A put for ``transact`` (same meaning as ``put``)."""
+        """A create for ``transact`` (same meaning as ``put``: fails if the item exists)."""
         self.entity(entity)
         return TxOp(
-            "put",
+            "put", entity, values=dict(values), condition=condition, condition_params=condition_params
+        )
+
+    def tx_replace(
+        self,
+        entity: str,
+        values: Mapping[str, object],
+        *,
+        expected_version: int | None = None,
+        condition: str | Predicate | None = None,
+        condition_params: Mapping[str, object] | None = None,
+    ) -> TxOp:
+        """A replace for ``transact`` (same meaning as ``replace``)."""
+        self.entity(entity)
+        return TxOp(
+            "replace",
             entity,
             values=dict(values),
             expected_version=expected_version,
-            if_absent=if_absent,
             condition=condition,
             condition_params=condition_params,
         )

@@ -37,6 +37,21 @@ class ConflictError(RuntimeFailure):
         )
 
 
+class AlreadyExistsError(ConflictError):
+    """A create (``rt.put``/``rt.tx_put``) found an item under its key: creates never replace.
+
+    A ``ConflictError`` (expected no item, found one), so code catching conflicts keeps working.
+    """
+
+    def __init__(self, entity: str, key: Mapping[str, object], actual: object = "an existing item") -> None:
+        RuntimeFailure.__init__(
+            self,
+            f"{entity} {_key_text(key)}: already exists; rt.put creates and never replaces "
+            "(use rt.replace to overwrite it)",
+        )
+        self.entity, self.key, self.expected, self.actual = entity, dict(key), None, actual
+
+
 class UniquenessError(RuntimeFailure):
     """A unique constraint already holds the value for another item."""
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .errors import ConditionFailedError, ConflictError, RuntimeFailure, UniquenessError, in_operation
+from .errors import (
+    AlreadyExistsError,
+    ConditionFailedError,
+    ConflictError,
+    RuntimeFailure,
+    UniquenessError,
+    in_operation,
+)
 from .items import natural
 from .writes import Action, Stale
 
@@ -65,10 +72,10 @@ def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
     table = rt.design.table_of(entity.name)
     current = rt.read_raw(table, action.subject)
     actual = rt.writer._version_of(entity, current)
+    if action.must_exist is False and current is not None:
+        return AlreadyExistsError(entity.name, action.subject, actual)
     if action.versioned and actual != action.expected:
         return ConflictError(entity.name, action.subject, action.expected, actual)
-    if action.must_exist is False and current is not None:
-        return ConflictError(entity.name, action.subject, None, actual)
     if action.must_exist and current is None:
         if action.versioned:
             return ConflictError(entity.name, action.subject, action.expected, None)

@@ -55,7 +55,11 @@ def compose(
     try:
         item = entity.to_item(values, now=now, created=created)
     except TemplateValueError as exc:
-        raise ValidationError(entity.name, [Violation(entity.name, "(key)", "key", str(exc))]) from None
+        where = exc.field.lstrip(":") if exc.field else "(key)"
+        raise ValidationError(entity.name, [Violation(entity.name, where, "key", str(exc))]) from None
+    computed = entity.computed_violations(item, now)
+    if computed:
+        raise ValidationError(entity.name, computed)
     if entity.key(item) is None:
         fields = key_fields(entity)
         missing = [f for f in fields if item.get(f) is None] or fields

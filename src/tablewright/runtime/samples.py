@@ -54,7 +54,11 @@ def find_examples(paths: list[Path]) -> list[Example]:
             found.append(Example(path / "design.yaml", _generator_for(path / "design.yaml")))
         elif path.is_dir():
             # A folder of examples; failing that, a folder of loose design files.
-            designs = sorted(path.glob("*/design.yaml")) or sorted(path.glob("*.yaml"))
+            designs = sorted(path.glob("*/design.yaml")) or sorted(
+                p
+                for p in path.glob("*.yaml")
+                if not p.name.endswith(".lint.yaml")  # sidecars are no designs
+            )
             found += [Example(design, _generator_for(design)) for design in designs]
         else:
             raise FileNotFoundError(f"{path}: no such design file or folder")

@@ -32,7 +32,7 @@ MAX_TRANSACTION_BYTES = 4 * 1024 * 1024  # TransactWriteItems' aggregate request
 
 @dataclass(frozen=True)
 class TxOp:
-    """One operation of a transaction: ``verb`` is put, update, delete or check (see the ``rt.tx_*`` helpers)."""
+    """One operation of a transaction: ``verb`` is put (create), replace, update, delete or check (see the ``rt.tx_*`` helpers)."""
 
     verb: str
     entity: str
@@ -42,7 +42,6 @@ class TxOp:
     expected_version: int | None = None
     condition: str | Predicate | None = None
     condition_params: Mapping[str, object] | None = None
-    if_absent: bool = False
 
 
 def _plan_put(rt: Runtime, op: TxOp, now: datetime) -> Plan:
@@ -50,9 +49,9 @@ def _plan_put(rt: Runtime, op: TxOp, now: datetime) -> Plan:
     return rt.writer.plan_put(
         entity,
         op.values,
-        expected_version=op.expected_version,
         now=now,
-        if_absent=op.if_absent,
+        replace=op.verb == "replace",
+        expected_version=op.expected_version,
         condition=condition_of(entity, op.condition, op.condition_params),
     )
 
@@ -89,6 +88,7 @@ def _plan_check(rt: Runtime, op: TxOp, now: datetime) -> Plan:
 
 _PLANNERS: dict[str, Callable[[Runtime, TxOp, datetime], Plan]] = {
     "put": _plan_put,
+    "replace": _plan_put,
     "update": _plan_update,
     "delete": _plan_delete,
     "check": _plan_check,
@@ -102,7 +102,7 @@ def transact(rt: Runtime, ops: Sequence[TxOp], *, idempotency_key: object, now: 
     unknown = sorted({op.verb for op in ops} - set(_PLANNERS))
     if unknown:
         raise ValueError(
-            f"unknown transaction operation(s) {unknown}: build them with rt.tx_put/update/delete/check"
+            f"unknown transaction operation(s) {unknown}: build them with rt.tx_put/replace/update/delete/check"
         )
     return rt.writer.run(lambda: _plan(rt, ops, idempotency_key, now), _describe)
 

@@ -209,44 +209,71 @@ class Writer:
         entity: Entity,
         values: Mapping[str, object],
         *,
-        expected_version: int | None,
         now: datetime,
-        if_absent: bool = False,
+        replace: bool = False,
+        expected_version: int | None = None,
         condition: Condition | None = None,
     ) -> Plan:
-        """Create (or, with ``expected_version``, replace) one item with its uniqueness markers."""
-        if if_absent and expected_version is not None:
-            raise ValueError(f"{entity.name}: if_absent=True creates, so it cannot expect a version")
+        """A create (``replace=False``) or a replace of one item, with its uniqueness markers.
+
+        A create is always conditional (``attribute_not_exists``): an existing item under the key
+        fails with ``AlreadyExistsError``, it is never overwritten. It reads nothing: a failure is
+        explained afterwards. A replace reads the stored item (to keep ``created_at`` and move unique
+        markers) and overwrites it; a versioned entity's replace needs ``expected_version``.
+        """
+        if not replace:
+            if expected_version is not None:
+                raise TypeError(
+                    f"{entity.name}: a create has no version to expect; use rt.replace(..., expected_version=...)"
+                )
+            return self._plan_create(entity, values, now=now, condition=condition)
+        if entity.version_attribute and expected_version is None:
+            raise TypeError(
+                f"{entity.name} is versioned ({entity.version_attribute}): rt.replace needs the "
+                "expected_version it read, so a concurrent write is not silently undone"
+            )
         table = self.rt.design.table_of(entity.name)
-        created = expected_version is None
-        item = compose(entity, dict(values), now=now, created=created)
+        item = compose(entity, dict(values), now=now, created=True)
         key = table_key(table, item)
-        old = self.rt.read_raw(table, key) if (entity.unique or not created or if_absent) else None
+        old = self.rt.read_raw(table, key)
         ph = Placeholders()
-        meta: dict[str, Any] = {"verb": "put"}
-        if not created and old is not None:
+        meta: dict[str, Any] = {"verb": "replace"}
+        if old is not None:
             keep = natural(entity, old)
             for name, attr in entity.attributes.items():
                 if attr.computed is not None and attr.computed.kind == "created_at" and name in keep:
                     item[name] = keep[name]
         if entity.version_attribute:
-            actual = self._version_of(entity, old) if not created else None
-            if not created and actual != expected_version:
+            actual = self._version_of(entity, old)
+            if actual != expected_version:
                 raise ConflictError(entity.name, key, expected_version, actual)
             item[entity.version_attribute] = (expected_version or 0) + 1
             parts = [version_guard(ph, entity, table, expected_version)]
-            meta.update(expected=expected_version, versioned=True, must_exist=not created)
-        elif if_absent:
-            if old is not None:
-                raise ConflictError(entity.name, key, None, "an existing item")
-            parts = self._unversioned_guard(entity, table, None, ph)
-            meta.update(must_exist=False)
+            meta.update(expected=expected_version, versioned=True, must_exist=True)
         else:
-            parts = self._unversioned_guard(entity, table, old, ph) if entity.unique else []
+            # Guard what the plan read (existence, unique values) so markers never go astray.
+            parts = self._unversioned_guard(entity, table, old, ph)
         action = self.item_action(
             entity, "Put", {"Item": item_to_wire(item)}, parts, ph, key, condition, **meta
         )
         return Plan([action, *self._unique_actions(entity, old, item)], [to_record(entity, table, item)])
+
+    def _plan_create(
+        self, entity: Entity, values: Mapping[str, object], *, now: datetime, condition: Condition | None
+    ) -> Plan:
+        table = self.rt.design.table_of(entity.name)
+        item = compose(entity, dict(values), now=now, created=True)
+        key = table_key(table, item)
+        ph = Placeholders()
+        meta: dict[str, Any] = {"verb": "put", "must_exist": False}
+        if entity.version_attribute:
+            item[entity.version_attribute] = 1
+            meta.update(expected=None, versioned=True)
+        parts = [f"attribute_not_exists({ph.name(table.partition_key.name)})"]
+        action = self.item_action(
+            entity, "Put", {"Item": item_to_wire(item)}, parts, ph, key, condition, **meta
+        )
+        return Plan([action, *self._unique_actions(entity, None, item)], [to_record(entity, table, item)])
 
     def plan_update(
         self,

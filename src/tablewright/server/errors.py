@@ -35,3 +35,5 @@ MethodNotAllowed = _front("MethodNotAllowedException", 405)
 RequestHeaderFieldsTooLarge = _front("RequestHeaderFieldsTooLarge", 431)
 RequestTimeout = _front("RequestTimeoutException", 408)
 BadRequest = _front("BadRequestException")
+# The server is at its connection or buffer limit: 503, which every SDK retries with backoff.
+ServiceUnavailable = _front("ServiceUnavailable", 503)

@@ -1,19 +1,27 @@
 """The HTTP/1.1 transport: asyncio connections parsed by httptools (llhttp, Node's C parser).
 
-Requests are answered on the event loop thread, one at a time, in arrival order. That is the
-throughput choice for a GIL-bound engine over one SQLite file (threads would only add hand-offs
-and lock contention) and it makes every operation atomic with respect to every other, so
-DynamoDB's per-item atomicity holds however many clients connect. See docs/server.md.
+The event loop parses, checks and answers; it never waits on SQLite. A one-transaction request is
+tried on the loop without waiting for any lock (``DynamoDBProtocol.call_now``); one that would wait,
+and every other request, runs on a worker thread: writes on one writer thread (SQLite admits one
+writer at a time anyway, so more would only contend), reads on a few reader threads, so reads keep
+being served while a write waits for another process's lock on the file. Each connection's requests
+are answered one at a time, in arrival order (pipelining keeps its order).
 
-Hostile input costs one connection, never the server: bodies over ``max_body`` get 413 without
-being read, malformed HTTP gets 400, a request not complete within ``request_timeout`` (a
-slowloris) gets 408, and an idle keep-alive connection is closed after ``idle_timeout``.
+Hostile input costs one connection, never the server, and is refused before work: the headers decide
+authentication, size and target before any body is read; bodies over ``max_body`` get 413 unread;
+bytes buffered across all connections and the number of open connections are capped (503, which
+SDKs retry); malformed HTTP gets 400; a request not complete within ``request_timeout`` (a slowloris)
+gets 408; an idle keep-alive connection is closed after ``idle_timeout``, or at once when the
+connection cap is reached and a new client needs its place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 
 import httptools
@@ -24,17 +32,34 @@ from tablewright.server.errors import (
     RequestEntityTooLarge,
     RequestHeaderFieldsTooLarge,
     RequestTimeout,
+    ServiceUnavailable,
 )
-from tablewright.server.protocol import DynamoDBProtocol, Response, error_response
+from tablewright.server.protocol import (
+    DynamoDBProtocol,
+    Head,
+    Response,
+    error_response,
+    internal_error_response,
+)
 
 # DynamoDB's largest requests (BatchWriteItem, BatchGetItem) are 16 MB; leave room for JSON framing.
 MAX_BODY = 16 * 1024 * 1024 + 256 * 1024
+# Bodies held in memory across all connections at once (received, not yet decoded).
+MAX_BUFFERED = 128 * 1024 * 1024
+MAX_CONNECTIONS = 512
 # httptools sets no limit on the request line and headers; SDK requests use about 1 KB.
 MAX_HEAD = 64 * 1024
 # After an error answer the rest of the request is read and dropped for this long before closing:
 # closing a socket with unread input sends a TCP reset, which can destroy the answer in flight.
 LINGER = 1.0
+READER_THREADS = 4
+# Complete requests a connection may have waiting (pipelined) before the server stops reading it.
+MAX_PIPELINED = 16
+# At the connection cap with nothing idle, a request still arriving after this long (SDK requests
+# arrive within milliseconds) is cut off to make room: stalled clients cannot lock new ones out.
+STALLED = 1.0
 _REASONS = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
 def _encode(response: Response, keep_alive: bool) -> bytes:
@@ -47,32 +72,54 @@ def _encode(response: Response, keep_alive: bool) -> bytes:
 
 
 class _Connection(asyncio.Protocol):
-    """One client connection: feeds bytes to the parser and answers each complete request."""
+    """One client connection: feeds bytes to the parser and answers each complete request in order."""
 
     def __init__(self, server: HttpServer) -> None:
         self.server = server
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.timer: asyncio.TimerHandle | None = None
-        self.in_message = False  # a request has started arriving and is not answered yet
+        self.in_message = False  # a request has started arriving and is not complete yet
         self.closing = False
         self.url = b""
         self.headers: dict[str, str] = {}
         self.body: list[bytes] = []
         self.size = 0
         self.head_size = 0
+        self.head: Head | Response | None = None
+        self.reserved = 0  # bytes of the global buffer budget this connection holds (queued bodies too)
+        self.message_reserved = 0  # of which for the request arriving now
+        self.queue: deque[tuple[Head | Response, bytes, bool]] = deque()
+        self.busy = False  # a request of this connection is being answered
+        self.continue_pending = False
+        self.write_blocked = False
+        self.reading = True
+        self.eof = False  # the client half-closed: close once its requests are answered
+        self.idle_since = time.monotonic()
+        self.message_started = 0.0
 
     # -- asyncio callbacks --------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
-        self.server.connections.add(self)
-        self._arm(self.server.idle_timeout)
+        server = self.server
+        if len(server.connections) >= server.max_connections and not server.evict_idle():
+            server.connections.add(self)
+            self.fail(
+                ServiceUnavailable(
+                    f"The server has {server.max_connections} connections open, its limit; retry shortly"
+                )
+            )
+            return
+        server.connections.add(self)
+        self._arm(server.idle_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
         if self.timer is not None:
             self.timer.cancel()
+        self.queue.clear()
+        self._release(self.reserved)
         self.server.connections.discard(self)
         self.server.connection_closed()
 
@@ -88,18 +135,30 @@ class _Connection(asyncio.Protocol):
             if not self.closing:
                 self.fail(BadRequest(f"Malformed HTTP request: {exc}"))
 
+    def eof_received(self) -> bool:
+        # A client that half-closes after sending still gets the answers to what it sent.
+        self.eof = True
+        if not self.busy and not self.closing:
+            self.close()
+        return True  # keep the transport open for writing
+
     def pause_writing(self) -> None:
         # A client that sends but does not read must not make us buffer without bound.
-        self.transport.pause_reading()
+        self.write_blocked = True
+        self._update_reading()
 
     def resume_writing(self) -> None:
-        self.transport.resume_reading()
+        self.write_blocked = False
+        self._update_reading()
 
     # -- httptools callbacks ------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
         self.in_message = True
         self.url, self.headers, self.body, self.size, self.head_size = b"", {}, [], 0, 0
+        self.head = None
+        self.message_reserved = 0
+        self.message_started = time.monotonic()
         self._arm(self.server.request_timeout)
 
     def on_url(self, url: bytes) -> None:
@@ -122,8 +181,26 @@ class _Connection(asyncio.Protocol):
             self.fail(BadRequest("Protocol upgrade is not supported: DynamoDB's API is plain HTTP/1.1"))
             return
         declared = self.headers.get("content-length", "0")
-        if declared.isdigit() and int(declared) > self.server.max_body:
-            self._too_large(int(declared))
+        length = int(declared) if declared.isdigit() else 0
+        if length > self.server.max_body:
+            self._too_large(length)
+            return
+        path, _, query = self.url.decode("latin-1").partition("?")
+        method = self.parser.get_method().decode("ascii")
+        try:
+            # Authentication, target and content type from the headers alone: a refused client never
+            # gets a body buffered.
+            self.head = self.server.app.head(method, path, query, self.headers)
+        except DynamoDBError as error:
+            self.fail(error)
+            return
+        if not self._reserve(length):
+            return
+        if self.headers.get("expect", "").lower() == "100-continue":
+            if self.busy or self.queue:
+                self.continue_pending = True  # after the answers ahead of it, to keep their order
+            else:
+                self.transport.write(_CONTINUE)
 
     def on_body(self, chunk: bytes) -> None:
         if self.closing:
@@ -132,24 +209,86 @@ class _Connection(asyncio.Protocol):
         if self.size > self.server.max_body:  # chunked bodies declare no length up front
             self._too_large(self.size)
             return
+        if self.size > self.message_reserved and not self._reserve(self.size - self.message_reserved):
+            return
         self.body.append(chunk)
 
     def on_message_complete(self) -> None:
         if self.closing:
             return
         self.in_message = False
-        path, _, query = self.url.decode("latin-1").partition("?")
-        method = self.parser.get_method().decode("ascii")
-        response = self.server.app(method, path, query, self.headers, b"".join(self.body))
-        keep_alive = self.parser.should_keep_alive() and not self.server.shutting_down
-        self.transport.write(_encode(response, keep_alive))
+        if self.timer is not None:
+            self.timer.cancel()
+        body = b"".join(self.body)
         self.body = []
-        if keep_alive:
-            self._arm(self.server.idle_timeout)
-        else:
-            self.close()
+        keep_alive = self.parser.should_keep_alive()
+        self.queue.append((self.head, body, keep_alive))
+        self._update_reading()
+        if not self.busy:
+            self.busy = True
+            self.server.loop.create_task(self._answer_queue())
+
+    # -- answering ----------------------------------------------------------------------------
+
+    async def _answer_queue(self) -> None:
+        try:
+            while self.queue and not self.closing:
+                head, body, keep_alive = self.queue.popleft()
+                self._update_reading()
+                response = await self.server.respond(head, body)
+                self._release(len(body))  # the body counted against the budget until it was answered
+                del body
+                if self.closing:
+                    return
+                keep_alive = keep_alive and not self.server.shutting_down
+                self.transport.write(_encode(response, keep_alive))
+                if not keep_alive:
+                    self.close()
+                    return
+                if self.continue_pending and not self.queue:
+                    self.continue_pending = False
+                    self.transport.write(_CONTINUE)
+        finally:
+            self.busy = False
+        if not self.closing:
+            self.idle_since = time.monotonic()
+            if self.eof or (self.server.shutting_down and not self.in_message):
+                self.close()
+            elif not self.in_message:
+                self._arm(self.server.idle_timeout)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _update_reading(self) -> None:
+        paused = self.write_blocked or len(self.queue) >= MAX_PIPELINED
+        if paused == (not self.reading) or self.closing:
+            return
+        self.reading = not paused
+        if paused:
+            self.transport.pause_reading()
+        else:
+            self.transport.resume_reading()
+
+    def _reserve(self, size: int) -> bool:
+        """Take ``size`` bytes of the global buffer budget, or answer 503 and return False."""
+        server = self.server
+        if size and server.buffered + size > server.max_buffered:
+            self.fail(
+                ServiceUnavailable(
+                    f"The server holds {server.buffered} bytes of request bodies, near its limit of "
+                    f"{server.max_buffered}; retry shortly"
+                )
+            )
+            return False
+        server.buffered += size
+        self.reserved += size
+        self.message_reserved += size
+        return True
+
+    def _release(self, size: int) -> None:
+        size = min(size, self.reserved)
+        self.reserved -= size
+        self.server.buffered -= size
 
     def _count_head(self, size: int) -> None:
         self.head_size += size
@@ -168,12 +307,18 @@ class _Connection(asyncio.Protocol):
         if self.closing:
             return
         self.closing = True
+        self.queue.clear()
+        self._release(self.reserved)
+        self.body = []
         if self.timer is not None:
             self.timer.cancel()
         self.transport.write(_encode(error_response(error), keep_alive=False))
         if self.transport.can_write_eof():
             self.transport.write_eof()  # the client sees the answer and end of stream at once
         # data_received drops everything from here on, so the socket never holds unread input.
+        if not self.reading:
+            self.reading = True
+            self.transport.resume_reading()
         self.server.loop.call_later(LINGER, self.transport.close)
 
     def close(self) -> None:
@@ -183,6 +328,11 @@ class _Connection(asyncio.Protocol):
             self.timer.cancel()
         self.transport.close()
 
+    @property
+    def idle(self) -> bool:
+        """Nothing in progress (or only lingering after an error): may be closed to make room."""
+        return not self.busy and (self.closing or not self.in_message)
+
     def _arm(self, seconds: float) -> None:
         if self.timer is not None:
             self.timer.cancel()
@@ -191,7 +341,7 @@ class _Connection(asyncio.Protocol):
     def _timed_out(self) -> None:
         if self.in_message:
             self.fail(RequestTimeout("Request not received in full within the request timeout"))
-        else:
+        elif not self.busy:
             self.close()
 
 
@@ -203,18 +353,30 @@ class HttpServer:
         app: DynamoDBProtocol,
         *,
         max_body: int = MAX_BODY,
+        max_buffered: int = MAX_BUFFERED,
+        max_connections: int = MAX_CONNECTIONS,
         request_timeout: float = 30.0,
-        idle_timeout: float = 120.0,
+        idle_timeout: float = 60.0,
+        write_queue_timeout: float | None = None,
+        reader_threads: int = READER_THREADS,
     ) -> None:
+        """``write_queue_timeout``: a write that waited this long for the writer thread is refused
+        with a retryable error instead of being run (None waits without bound)."""
         self.app = app
         self.max_body = max_body
+        self.max_buffered = max(max_buffered, max_body)
+        self.max_connections = max_connections
         self.request_timeout = request_timeout
         self.idle_timeout = idle_timeout
+        self.write_queue_timeout = write_queue_timeout
+        self.buffered = 0
         self.connections: set[_Connection] = set()
         self.shutting_down = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self._listener: asyncio.Server | None = None
         self._drained: asyncio.Event | None = None
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="tablewright-writer")
+        self._readers = ThreadPoolExecutor(reader_threads, thread_name_prefix="tablewright-reader")
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """Bind and start accepting; return the bound (host, port), so port 0 reveals its pick."""
@@ -223,18 +385,67 @@ class HttpServer:
         self._listener = await self.loop.create_server(lambda: _Connection(self), host, port, backlog=1024)
         return self._listener.sockets[0].getsockname()[:2]
 
+    async def respond(self, head: Head | Response, body: bytes) -> Response:
+        """The response to one complete request; the engine call runs on a worker thread."""
+        if isinstance(head, Response):
+            return head
+        try:
+            operation, request = self.app.decode(head, body)
+        except DynamoDBError as error:
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug must cost one request, not the connection
+            return internal_error_response(head.operation, error)
+        response = self.app.call_now(operation, request)
+        if response is not None:
+            return response
+        if self.app.is_read(operation):
+            executor, deadline = self._readers, None
+        else:
+            executor = self._writer
+            timeout = self.write_queue_timeout
+            deadline = time.monotonic() + timeout if timeout is not None else None
+        return await self.loop.run_in_executor(executor, self.app.call, operation, request, deadline)
+
+    def evict_idle(self) -> bool:
+        """Make room for a new connection: close the one idle the longest or, with none idle, cut off
+        the request that has been arriving the longest (if stalled). False if every one is working."""
+        idle = [connection for connection in self.connections if connection.idle]
+        if not idle:
+            return self._evict_stalled()
+        # Connections lingering after an error answer go first: they only drain what a client still sends.
+        oldest = min(idle, key=lambda connection: (not connection.closing, connection.idle_since))
+        self.connections.discard(oldest)
+        if oldest.closing:
+            oldest.transport.abort()
+        else:
+            oldest.close()
+        return True
+
+    def _evict_stalled(self) -> bool:
+        cutoff = time.monotonic() - STALLED
+        stalled = [c for c in self.connections if c.in_message and not c.busy and c.message_started < cutoff]
+        if not stalled:
+            return False
+        oldest = min(stalled, key=lambda connection: connection.message_started)
+        self.connections.discard(oldest)
+        oldest.fail(
+            RequestTimeout("Request still incomplete when the server needed its connection for another")
+        )
+        return True
+
     def connection_closed(self) -> None:
         """Called by each connection as it goes; wakes :meth:`shutdown` when the last one has."""
         if self.shutting_down and not self.connections and self._drained is not None:
             self._drained.set()
 
     async def shutdown(self, grace: float = 10.0) -> None:
-        """Stop accepting, let requests already arriving finish (up to ``grace`` s), close the rest."""
+        """Stop accepting, let requests already arriving finish (up to ``grace`` s), close the rest,
+        then wait for the worker threads, so that nothing runs against the engine afterwards."""
         self.shutting_down = True
         if self._listener is not None:
             self._listener.close()
         for connection in list(self.connections):
-            if not connection.in_message:
+            if connection.idle:
                 connection.close()
         if self.connections:
             with contextlib.suppress(TimeoutError):
@@ -243,3 +454,5 @@ class HttpServer:
             connection.transport.abort()
         if self._listener is not None:
             await self._listener.wait_closed()
+        for executor in (self._writer, self._readers):
+            await self.loop.run_in_executor(None, executor.shutdown)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,14 +20,14 @@ from functools import cache
 import orjson
 from botocore.loaders import Loader
 
-from tablewright.engine.errors import DynamoDBError, InternalServerError
+from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException, WouldBlock
 from tablewright.server.errors import (
     MethodNotAllowed,
     NotFound,
     SerializationException,
     UnknownOperationException,
 )
-from tablewright.server.sigv4 import Verifier
+from tablewright.server.sigv4 import SignedHeaders, Verifier
 
 Handler = Callable[[str, dict], dict]
 
@@ -43,6 +44,23 @@ _ID_PREFIX = os.urandom(10).hex().upper()
 _ids = itertools.count()
 _JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 _JSON_KINDS[type(None)] = "null"
+# Operations that never write items or definitions: served by reader threads, never queued behind a
+# write that is waiting for another process's lock on the file.
+READ_OPERATIONS = frozenset(
+    {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "DescribeTable", "ListTables"}
+    | {"DescribeTimeToLive", "DescribeLimits", "DescribeEndpoints", "ListTagsOfResource"}
+    | {"DescribeContinuousBackups", "DescribeStream", "ListStreams", "GetRecords"}
+)
+# Operations that are one SQLite transaction each: tried at once on the event loop (never waiting
+# for a lock) and, only if that would block, run again on a worker thread. Anything else (control
+# plane, PartiQL, which may commit several transactions) goes straight to a worker thread.
+TRY_NOW_OPERATIONS = READ_OPERATIONS | {
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "BatchWriteItem",
+    "TransactWriteItems",
+}
 
 
 @cache
@@ -65,17 +83,24 @@ class Response:
     body: bytes
 
 
-def _respond(status: int, body: bytes, content_type: str = CONTENT_TYPE) -> Response:
+def _respond(
+    status: int, body: bytes, content_type: str = CONTENT_TYPE, request_id: str | None = None
+) -> Response:
     # boto3 checks x-amz-crc32 against the body and retries on a mismatch.
     return Response(
         status,
         [
             ("Content-Type", content_type),
-            ("x-amzn-RequestId", f"{_ID_PREFIX}{next(_ids):012X}"),
+            ("x-amzn-RequestId", request_id or new_request_id()),
             ("x-amz-crc32", str(zlib.crc32(body))),
         ],
         body,
     )
+
+
+def new_request_id() -> str:
+    """A request id as DynamoDB's are shaped: unique, upper-case hex."""
+    return f"{_ID_PREFIX}{next(_ids):012X}"
 
 
 def error_response(error: DynamoDBError) -> Response:
@@ -83,28 +108,66 @@ def error_response(error: DynamoDBError) -> Response:
     return _respond(error.status, orjson.dumps(error.to_wire()))
 
 
-class DynamoDBProtocol:
-    """Turns an HTTP request into a call of ``handler(operation, request)`` and back."""
+def internal_error_response(operation: str | None, error: BaseException) -> Response:
+    """A 500 whose body carries a request id and never Python's error text; the traceback is logged
+    under that id, so an operator can find what the client saw."""
+    request_id = new_request_id()
+    cause = error.__cause__ if isinstance(error, DynamoDBError) and error.__cause__ else error
+    log.error("request %s: internal error serving %s", request_id, operation or "a request", exc_info=cause)
+    message = f"Internal server error (request id {request_id}); the server's log has the details"
+    body = orjson.dumps(InternalServerError(message).to_wire())
+    return _respond(500, body, request_id=request_id)
 
-    def __init__(self, handler: Handler, verifier: Verifier | None = None) -> None:
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What a request's line and headers decided: the operation, and the signature left to compare."""
+
+    operation: str
+    method: str
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    signed: SignedHeaders | None
+
+
+class DynamoDBProtocol:
+    """Turns an HTTP request into a call of ``handler(operation, request)`` and back.
+
+    In three steps, so that the transport refuses what it can before reading a body and runs the
+    handler off its event loop: :meth:`head` (line and headers, authentication included),
+    :meth:`decode` (signature over the body, JSON) and :meth:`call` (the handler, on a worker thread).
+    """
+
+    def __init__(
+        self, handler: Handler, verifier: Verifier | None = None, try_now: Handler | None = None
+    ) -> None:
+        """``try_now``: the handler without waiting for locks (``Engine.try_handle``), which raises
+        WouldBlock instead; with it, one-transaction operations skip the hand-off to a thread."""
         self.handler = handler
         self.verifier = verifier
+        self.try_now = try_now
         self.targets = targets()
 
     def __call__(
         self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes
     ) -> Response:
-        """Answer one request. ``headers`` has lower-case names. Never raises."""
+        """Answer one request in full, on the calling thread. ``headers`` has lower-case names. Never raises."""
         try:
-            return self._serve(method, path, query, headers, body)
+            head = self.head(method, path, query, headers)
+            if isinstance(head, Response):
+                return head
+            operation, request = self.decode(head, body)
         except DynamoDBError as error:
             return error_response(error)
-        except Exception:
-            # A bug in the engine must cost one request, not the server.
-            log.exception("unexpected error serving %s", headers.get("x-amz-target"))
-            return error_response(InternalServerError("Internal server error"))
+        return self.call(operation, request)
 
-    def _serve(self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes) -> Response:
+    def head(self, method: str, path: str, query: str, headers: Mapping[str, str]) -> Head | Response:
+        """Decide what the line and headers can: a Response (health check) or the Head to go on with.
+
+        Raises DynamoDB's error for a wrong path or method, failed authentication, an unknown
+        target or content type; no body has been read then.
+        """
         if path != "/":
             raise NotFound(
                 f"No resource at path '{path}': DynamoDB's API is POST / with an X-Amz-Target header"
@@ -113,16 +176,61 @@ class DynamoDBProtocol:
             return _respond(200, HEALTH_BODY, "text/plain")
         if method != "POST":
             raise MethodNotAllowed(f"Method {method} is not allowed on '/': DynamoDB's API takes POST")
-        if self.verifier is not None:
-            self.verifier.verify(method, path, query, headers, body)
+        signed = self.verifier.check_headers(headers) if self.verifier is not None else None
         operation = self._operation(headers.get("x-amz-target"))
         content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type not in ACCEPTED_CONTENT_TYPES:
             raise SerializationException(
                 f"Unsupported Content-Type '{content_type}': DynamoDB's JSON protocol takes '{CONTENT_TYPE}'"
             )
-        request = self._decode(body)
-        return _respond(200, orjson.dumps(self.handler(operation, request)))
+        return Head(operation, method, path, query, headers, signed)
+
+    def decode(self, head: Head, body: bytes) -> tuple[str, dict]:
+        """The operation and its request, once the signature is checked over the body received."""
+        if self.verifier is not None and head.signed is not None:
+            self.verifier.check_body(head.signed, head.method, head.path, head.query, head.headers, body)
+        return head.operation, self._decode(body)
+
+    def call(self, operation: str, request: dict, deadline: float | None = None) -> Response:
+        """Run the handler and render its answer or error. Never raises.
+
+        ``deadline`` (``time.monotonic()``): a write still waiting for its turn then is refused with
+        a retryable ThrottlingException instead of being run late.
+        """
+        try:
+            if deadline is not None and time.monotonic() > deadline:
+                raise ThrottlingException(
+                    "Writes are queued behind one waiting for the database file's write lock; "
+                    "nothing of this request was applied. Retry it."
+                )
+            return _respond(200, orjson.dumps(self.handler(operation, request)))
+        except DynamoDBError as error:
+            if error.status >= 500:
+                return internal_error_response(operation, error)
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug in the engine must cost one request, not the server
+            return internal_error_response(operation, error)
+
+    def call_now(self, operation: str, request: dict) -> Response | None:
+        """:meth:`call` through ``try_now`` on the calling thread; None if it would have to wait for a
+        lock (nothing was applied: run it with :meth:`call` on a thread that may wait)."""
+        if self.try_now is None or operation not in TRY_NOW_OPERATIONS:
+            return None
+        try:
+            return _respond(200, orjson.dumps(self.try_now(operation, request)))
+        except WouldBlock:
+            return None
+        except DynamoDBError as error:
+            if error.status >= 500:
+                return internal_error_response(operation, error)
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug in the engine must cost one request, not the server
+            return internal_error_response(operation, error)
+
+    @staticmethod
+    def is_read(operation: str) -> bool:
+        """Whether ``operation`` only reads, so it may run while a write waits for the file's lock."""
+        return operation in READ_OPERATIONS
 
     def _operation(self, target: str | None) -> str:
         if not target:

@@ -11,7 +11,7 @@ import asyncio
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from tablewright.server.http import HttpServer
@@ -33,9 +33,15 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
-def _http_server(handler: Handler, credentials: dict[str, str] | None, options: dict[str, Any]) -> HttpServer:
-    verifier = Verifier(credentials) if credentials is not None else None
-    return HttpServer(DynamoDBProtocol(handler, verifier), **options)
+def _http_server(
+    handler: Handler,
+    credentials: dict[str, str] | None,
+    regions: Collection[str] | None,
+    options: dict[str, Any],
+) -> HttpServer:
+    verifier = Verifier(credentials, regions=regions) if credentials is not None else None
+    try_now = options.pop("try_now", None)
+    return HttpServer(DynamoDBProtocol(handler, verifier, try_now), **options)
 
 
 def url_for(host: str, port: int) -> str:
@@ -49,15 +55,22 @@ def run(
     host: str = "127.0.0.1",
     port: int = 8000,
     credentials: dict[str, str] | None = None,
+    regions: Collection[str] | None = None,
     on_ready: Callable[[str], None] | None = None,
     on_close: Callable[[], None] | None = None,
     grace: float = 10.0,
     **options: Any,
 ) -> None:
-    """Serve until SIGINT or SIGTERM, then shut down gracefully and call ``on_close``."""
+    """Serve until SIGINT or SIGTERM, then shut down gracefully and call ``on_close``.
+
+    ``regions`` limits the regions a SigV4 credential scope may name (None: any). ``try_now=``
+    ``engine.try_handle`` lets one-transaction requests run on the event loop unless they would
+    wait for a lock. Other ``options`` go to :class:`HttpServer` (limits and timeouts). Binding
+    errors (a port in use) raise OSError.
+    """
 
     async def main() -> None:
-        server = _http_server(handler, credentials, options)
+        server = _http_server(handler, credentials, regions, options)
         bound_host, bound_port = await server.start(host, port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -93,9 +106,10 @@ class ServerThread:
         host: str = "127.0.0.1",
         port: int = 0,
         credentials: dict[str, str] | None = None,
+        regions: Collection[str] | None = None,
         **options: Any,
     ) -> None:
-        self.server = _http_server(handler, credentials, options)
+        self.server = _http_server(handler, credentials, regions, options)
         self.host, self.port = host, port
         self.url = ""
         self._loop = new_event_loop()

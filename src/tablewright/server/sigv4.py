@@ -4,6 +4,12 @@ botocore can sign but not verify, so this module rebuilds the signature the way 
 specification defines it: canonical request -> string to sign -> signing key (an HMAC chain over
 date, region, service) -> HMAC-SHA256 of the string to sign; then compares it in constant time.
 Errors use the codes and wording DynamoDB's front end uses.
+
+Verification has two steps so that a request is refused before its body is read: :meth:`Verifier.check_headers`
+decides everything the headers can (a known key, the credential scope, the date) and
+:meth:`Verifier.check_body` compares the signature, whose payload hash is always computed from the
+bytes received. An ``X-Amz-Content-Sha256`` header never stands in for that hash (not even
+``UNSIGNED-PAYLOAD``), so a captured signature cannot carry another body.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote, unquote
 
@@ -84,20 +91,39 @@ def canonical_query(query: str) -> str:
 def canonical_request(
     method: str, path: str, query: str, headers: Mapping[str, str], signed: list[str], body: bytes
 ) -> str:
-    """The SigV4 canonical request for what was received, over the headers the client signed."""
+    """The SigV4 canonical request for what was received, over the headers the client signed.
+
+    The payload hash is the SHA-256 of ``body``, whatever the request's headers claim.
+    """
     lines = [method, canonical_uri(path), canonical_query(query)]
     lines += [f"{name}:{_SPACES.sub(' ', headers.get(name, '').strip())}" for name in signed]
     lines.append("")
     lines.append(";".join(signed))
-    lines.append(headers.get("x-amz-content-sha256") or hashlib.sha256(body).hexdigest())
+    lines.append(hashlib.sha256(body).hexdigest())
     return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedHeaders:
+    """A request whose headers passed :meth:`Verifier.check_headers`; its signature is still to check."""
+
+    access_key: str
+    amz_date: str
+    scope: str  # date/region/service/aws4_request
+    signed: list[str]
+    signature: str
+    key: bytes
 
 
 class Verifier:
     """Checks SigV4 signatures against a fixed set of access key id -> secret access key."""
 
-    def __init__(self, credentials: Mapping[str, str], clock=None) -> None:
+    def __init__(
+        self, credentials: Mapping[str, str], clock=None, regions: Collection[str] | None = None
+    ) -> None:
+        """``regions``: the regions a credential scope may name; None accepts any (as DynamoDB Local)."""
         self.credentials = dict(credentials)
+        self.regions = frozenset(regions) if regions else None
         # The clock is injectable so tests can produce stale requests without sleeping.
         self.clock = clock or (lambda: datetime.now(UTC))
         self._keys: dict[tuple[str, str, str, str], bytes] = {}
@@ -136,6 +162,11 @@ class Verifier:
 
         ``headers`` maps lower-case names to values (repeated headers joined with ",").
         """
+        return self.check_body(self.check_headers(headers), method, path, query, headers, body)
+
+    def check_headers(self, headers: Mapping[str, str]) -> SignedHeaders:
+        """Everything the headers decide: a known key, a credential scope for this service and an
+        accepted region, a current date. Raise DynamoDB's error, before any body is read."""
         authorization = headers.get("authorization")
         if not authorization:
             raise MissingAuthenticationTokenException("Request is missing Authentication Token")
@@ -152,6 +183,12 @@ class Verifier:
             raise UnrecognizedClientException("The security token included in the request is invalid.")
         if service != SERVICE:
             raise InvalidSignatureException(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+        if self.regions is not None and region not in self.regions:
+            accepted = ", ".join(sorted(self.regions))
+            raise InvalidSignatureException(
+                f"Credential should be scoped to a valid region, not '{region}'. "
+                f"This endpoint accepts: {accepted}."
+            )
         amz_date = headers.get("x-amz-date")
         if not amz_date:
             raise IncompleteSignatureException(
@@ -167,12 +204,37 @@ class Verifier:
         if "host" not in signed:
             raise InvalidSignatureException("'Host' must be a 'SignedHeader' in the AWS Authorization.")
         self._check_date(amz_date)
-        request = canonical_request(method, path, query, headers, signed, body)
-        to_sign = "\n".join(
-            (ALGORITHM, amz_date, "/".join(scope[1:]), hashlib.sha256(request.encode("utf-8")).hexdigest())
+        return SignedHeaders(
+            access_key,
+            amz_date,
+            "/".join(scope[1:]),
+            signed,
+            fields["Signature"],
+            self._key(secret, date, region, service),
         )
-        key = self._key(secret, date, region, service)
-        expected = hmac.new(key, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(expected, fields["Signature"]):
+
+    def check_body(
+        self,
+        checked: SignedHeaders,
+        method: str,
+        path: str,
+        query: str,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> str:
+        """Compare the signature over the request as received; return the access key id."""
+        claimed = headers.get("x-amz-content-sha256")
+        if claimed is not None and claimed != hashlib.sha256(body).hexdigest():
+            # Said plainly rather than as a bare signature mismatch: the header can never replace the hash.
+            raise InvalidSignatureException(
+                f"The X-Amz-Content-Sha256 header ('{claimed[:80]}') is not the SHA-256 of the body received; "
+                "this endpoint signs the payload itself and accepts no UNSIGNED-PAYLOAD or other stand-in."
+            )
+        request = canonical_request(method, path, query, headers, checked.signed, body)
+        to_sign = "\n".join(
+            (ALGORITHM, checked.amz_date, checked.scope, hashlib.sha256(request.encode("utf-8")).hexdigest())
+        )
+        expected = hmac.new(checked.key, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, checked.signature):
             raise InvalidSignatureException(_BAD_SIGNATURE)
-        return access_key
+        return checked.access_key

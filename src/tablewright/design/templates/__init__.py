@@ -7,7 +7,7 @@ renders None so the item stays out of that index.
 from .filters import FILTERS, TemplateValueError
 from .key import KeyTemplate, KeyValue
 from .parser import Field, FilterCall, Literal, Template, parse
-from .tokenizer import TemplateSyntaxError
+from .tokenizer import TemplateSyntaxError, field_source, quote_name
 
 __all__ = [
     "FILTERS",
@@ -19,5 +19,7 @@ __all__ = [
     "Template",
     "TemplateSyntaxError",
     "TemplateValueError",
+    "field_source",
     "parse",
+    "quote_name",
 ]

@@ -20,7 +20,14 @@ FilterFn = Callable[[object, str | None, str | None], object]
 
 
 class TemplateValueError(ValueError):
-    """A value cannot go through a filter (wrong type, bad argument)."""
+    """A value cannot go through a filter (wrong type, bad argument).
+
+    ``field`` and ``template`` name where, once the template knows (None inside a filter).
+    """
+
+    def __init__(self, message: str, field: str | None = None, template: str | None = None) -> None:
+        super().__init__(message)
+        self.field, self.template = field, template
 
 
 @dataclass(frozen=True)
@@ -62,9 +69,37 @@ def to_text(value: object) -> str:
         return value.moment.isoformat(timespec="milliseconds")
     if isinstance(value, datetime):
         return format_rfc3339(value, millis=value.microsecond != 0)
-    if isinstance(value, float):
-        return str(Decimal(repr(value)))
+    if isinstance(value, int | float | Decimal):
+        return canonical_number(value)
     return str(value)
+
+
+def canonical_number(value: int | float | Decimal) -> str:
+    """The one spelling of a number in a key: ``Decimal("7.0")`` -> ``7``, ``1.50`` -> ``1.5``, ``1E+3``
+    -> ``1000``; never an exponent, never trailing zeros, ``-0`` -> ``0``. Two spellings of one number
+    must compose one key, as DynamoDB itself compares ``N`` values by value, not by text."""
+    if isinstance(value, bool):
+        raise TemplateValueError(f"{value!r} is a boolean, not a number")
+    if isinstance(value, int):
+        return str(value)
+    number = Decimal(repr(value)) if isinstance(value, float) else value
+    if not number.is_finite():
+        raise TemplateValueError(f"{value} is not a finite number and cannot be part of a key")
+    if number == number.to_integral_value():
+        return str(int(number))
+    return format(number.normalize(), "f")
+
+
+def canonical_integer(value: int | float | Decimal) -> int | None:
+    """``value`` as an ``int`` when it is integral (``7.0`` -> 7), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    number = Decimal(repr(value)) if isinstance(value, float) else value
+    if number.is_finite() and number == number.to_integral_value():
+        return int(number)
+    return None
 
 
 def _sha256(value: object, arg: str | None, unit: str | None) -> str:
@@ -131,15 +166,28 @@ def _pad(value: object, arg: str | None, unit: str | None) -> str:
     return apply_spec(value, f"0{width}")
 
 
+def _is_integer_spec(spec: str) -> bool:
+    # ``013`` / ``13`` / ``d`` / ``013d``: an integer rendering (no precision, no float type).
+    body = spec[:-1] if spec.endswith("d") else spec
+    return body == "" or body.isdigit()
+
+
 def apply_spec(value: object, spec: str) -> str:
     """Apply a Python format spec such as ``013`` (zero padding) to a number or string."""
     if isinstance(value, bool):
         raise TemplateValueError(f"format spec :{spec} needs a number or string, got a boolean")
     if isinstance(value, str) and spec[:1] == "0" and spec[1:].isdigit():
         # Zero-padding digit strings keeps numeric order; other strings are an error, not a surprise.
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise TemplateValueError(f"cannot zero-pad non-digit text {value!r}")
         return value.rjust(int(spec), "0")
+    if isinstance(value, int | float | Decimal) and _is_integer_spec(spec):
+        whole = canonical_integer(value)
+        if whole is None:
+            raise TemplateValueError(
+                f"{value} is not a whole number but the template pads it as an integer (:{spec})"
+            )
+        value = whole
     if isinstance(value, int | Decimal) and spec[:1] == "0" and value < 0:
         raise TemplateValueError(
             f"cannot zero-pad negative number {value}: the key would not sort numerically"

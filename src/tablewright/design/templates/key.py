@@ -7,7 +7,17 @@ from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 
-from .filters import BUCKET_FILTERS, FILTERS, TemplateValueError, Zoned, apply_spec, to_text
+from ..timeutil import PrecisionError, normalise_rfc3339
+from .filters import (
+    BUCKET_FILTERS,
+    FILTERS,
+    TemplateValueError,
+    Zoned,
+    apply_spec,
+    canonical_integer,
+    canonical_number,
+    to_text,
+)
 from .parser import Field, Literal, parse
 from .tokenizer import TemplateSyntaxError
 
@@ -26,9 +36,17 @@ class KeyTemplate:
     sparse indexes fall out of the templates rather than being hand-coded.
     """
 
-    def __init__(self, source: str, units: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        units: Mapping[str, str] | None = None,
+        precisions: Mapping[str, tuple[str, bool]] | None = None,
+    ) -> None:
         self.source = source
         self.units = dict(units or {})
+        # field -> (precision, truncate) of rfc3339 attributes: a timestamp inserted as text gets
+        # its attribute's one spelling, whether it comes from an item or a query parameter.
+        self.precisions = dict(precisions or {})
         self._parts = parse(source).parts
         for part in self._parts:
             if isinstance(part, Field):
@@ -143,18 +161,28 @@ class KeyTemplate:
             return None
         unit = self.units.get(fld.name.lstrip(":"))
         try:
+            if not fld.filters and isinstance(value, str) and fld.name in self.precisions:
+                precision, truncate = self.precisions[fld.name]
+                try:
+                    value = normalise_rfc3339(value, precision, truncate=truncate)
+                except PrecisionError as exc:
+                    raise TemplateValueError(str(exc)) from None
             for call in fld.filters:
                 value = FILTERS[call.name](value, call.arg, unit)
             if fld.spec is not None:
                 value = apply_spec(value, fld.spec)
         except TemplateValueError as exc:
-            raise TemplateValueError(f"{exc} (field {{{fld.name}}} of template {self.source!r})") from None
+            raise TemplateValueError(
+                f"{exc} (field {{{fld.name}}} of template {self.source!r})", fld.name, self.source
+            ) from None
         return value
 
     @staticmethod
     def _bare(value: object) -> KeyValue:
-        if isinstance(value, float):
-            return Decimal(repr(value))
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            # One spelling per number in N keys too: Decimal("7.0") and 7 are one key.
+            whole = canonical_integer(value)
+            return whole if whole is not None else Decimal(canonical_number(value))
         if isinstance(value, datetime | Zoned | bool):
             return to_text(value)
         return value  # type: ignore[return-value]

@@ -3,6 +3,10 @@
 Outside braces everything is literal text (``{{`` and ``}}`` escape braces). Inside a field the
 tokenizer emits a NAME, then ``:spec`` / ``|filter`` / ``:arg`` pieces. An argument runs to the next
 ``|`` or ``}`` so it may hold colons and slashes (``tz:America/Denver``, ``format:%H:%M``).
+
+An attribute name DynamoDB allows but the bare-name syntax does not (``#``, spaces, ``:``, ``.``, a
+leading digit, non-ASCII) is written quoted: ``{"State#Date"}``, a ``""`` inside standing for one
+``"``. ``field_source(name)`` writes a name in the form the tokenizer reads back.
 """
 
 from __future__ import annotations
@@ -39,6 +43,33 @@ class Token:
 
 
 _NAME = re.compile(r":?[A-Za-z_][A-Za-z0-9_.\-]*")
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quote_name(name: str) -> str:
+    """``name`` as it is written inside a field: bare when plain, else quoted (``"State#Date"``)."""
+    return name if _PLAIN_NAME.fullmatch(name) else '"' + name.replace('"', '""') + '"'
+
+
+def field_source(name: str) -> str:
+    """The template that stores attribute ``name`` unchanged: ``{name}`` or ``{"State#Date"}``."""
+    return "{" + quote_name(name) + "}"
+
+
+def _quoted_name(text: str, start: int) -> tuple[str, int]:
+    """Read a quoted name beginning at the ``"`` at ``start``; return it and the offset after it."""
+    chars: list[str] = []
+    i = start + 1
+    while i < len(text):
+        if text[i] == '"':
+            if text[i + 1 : i + 2] != '"':
+                if not chars:
+                    raise TemplateSyntaxError("a quoted field name is empty", text, start)
+                return "".join(chars), i + 1
+            i += 1  # '""' is one quote
+        chars.append(text[i])
+        i += 1
+    raise TemplateSyntaxError("quoted field name is not closed with '\"'", text, start)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -92,6 +123,11 @@ def _field_tokens(text: str, start: int, tokens: list[Token]) -> int:
                 end += 1
             tokens.append(Token(Tok.ARG, text[i + 1 : end], i + 1))
             i = end
+        elif expect_name and ch == '"' and tokens[-1].kind is Tok.OPEN:
+            name, end = _quoted_name(text, i)
+            tokens.append(Token(Tok.NAME, name, i))
+            i = end
+            expect_name = False
         elif expect_name and (match := _NAME.match(text, i)):
             tokens.append(Token(Tok.NAME, match.group(0), i))
             expect_name = False
@@ -99,5 +135,9 @@ def _field_tokens(text: str, start: int, tokens: list[Token]) -> int:
         elif ch.isspace():
             i += 1
         else:
-            raise TemplateSyntaxError(f"unexpected {ch!r} in field", text, i)
+            raise TemplateSyntaxError(
+                f'unexpected {ch!r} in field (an attribute name holding it is quoted: {{"State#Date"}})',
+                text,
+                i,
+            )
     raise TemplateSyntaxError("field is not closed with '}'", text, start)

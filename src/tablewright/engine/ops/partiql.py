@@ -19,6 +19,7 @@ from ..partiql import DuplicateItemException, check_parameter_count, parse, plan
 from ..partiql.errors import DUPLICATE_ITEM, INCOMPLETE_KEY, MIXED_BATCH, MIXED_TRANSACTION, invalid
 from ..partiql.nodes import Exists, Select, Statement
 from ..partiql.tokens import issue, redeem, request_digest
+from ..types import validate_value
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ _BATCH_CODES = {
 
 def _statement(entry: dict) -> tuple[Statement, list[dict]]:
     statement = parse(entry["Statement"])
-    params = entry.get("Parameters") or []
+    # Validated up front (types, nesting depth), as DynamoDB does before it plans the statement.
+    params = [validate_value(param) for param in entry.get("Parameters") or []]
     check_parameter_count(statement.params, params)
     return statement, params
 

@@ -26,6 +26,7 @@ import binascii
 import datetime
 import hashlib
 import hmac
+import os
 import weakref
 import zlib
 from dataclasses import dataclass
@@ -223,7 +224,7 @@ def _retained(engine: Engine, table_id: int) -> int:
     with store.read() as conn:
         _, oldest_created, _ = store.stream_bounds(conn, table_id)
         watermark = store.stream_watermark(conn, table_id)
-    if oldest_created is not None and oldest_created < horizon:
+    if oldest_created is not None and oldest_created < horizon and not engine.read_only:
         with store.write() as conn:
             watermark = store.stream_trim(conn, table_id, horizon)
     return watermark
@@ -302,6 +303,11 @@ def describe_stream(engine: Engine, request: dict) -> dict:
 
 def _secret(engine: Engine) -> bytes:
     secret = _secrets.get(engine.store)
+    if secret is None and engine.read_only:
+        # Nothing can be stored: the file's key if it has one, else one for this engine's lifetime.
+        with engine.store.read() as conn:
+            stored = engine.store.stored_stream_secret(conn)
+        secret = _secrets[engine.store] = stored or os.urandom(32)
     if secret is None:
         with engine.store.write() as conn:
             secret = _secrets[engine.store] = engine.store.stream_secret(conn)

@@ -15,6 +15,7 @@ from ..errors import (
     ValidationException,
 )
 from ..types import invalid
+from ..validation.messages import NOT_NULL, validation_error
 from .streams import close_stream, open_stream
 
 if TYPE_CHECKING:
@@ -188,7 +189,15 @@ def _stream_fields(
 
 def create_table(engine: Engine, request: dict) -> dict:
     name = request["TableName"]
-    definitions_list = request.get("AttributeDefinitions", [])
+    # Optional in botocore's model (for other request forms), required by the service.
+    missing = [
+        (None, path, NOT_NULL)
+        for member, path in (("AttributeDefinitions", "attributeDefinitions"), ("KeySchema", "keySchema"))
+        if member not in request
+    ]
+    if missing:
+        raise validation_error(missing)
+    definitions_list = request["AttributeDefinitions"]
     definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
     if len(definitions) != len(definitions_list):
         raise invalid("Duplicate AttributeName in AttributeDefinitions")

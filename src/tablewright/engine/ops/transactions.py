@@ -7,6 +7,7 @@ so a cancelled transaction writes nothing and a crash can never leave half of on
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -20,7 +21,8 @@ from ..errors import (
     TransactionCanceledException,
     ValidationException,
 )
-from ..types import item_size
+from ..storage import is_lock_timeout
+from ..types import item_size, nesting_error
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -87,12 +89,16 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     entries = request["TransactItems"]
     if len(entries) > MAX_ACTIONS:
         raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
-    body = orjson.dumps(
-        {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
-    )
+    # Actions first: building them validates every attribute value, nesting depth included.
+    actions = [_build(engine, entry) for entry in entries]
+    try:
+        body = orjson.dumps(
+            {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
+        )
+    except TypeError:  # nested past orjson's limit in members no action reads
+        raise nesting_error() from None
     if len(body) > MAX_REQUEST_BYTES:
         raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
-    actions = [_build(engine, entry) for entry in entries]
     seen = set()
     for action in actions:
         identity = (action.table.name, action.encoded_key)
@@ -101,7 +107,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
         seen.add(identity)
     token = request.get("ClientRequestToken")
     digest = hashlib.sha256(body).digest()
-    with engine.store.write() as conn:
+    with _ConflictingWrite(engine, len(actions)) as conn:
         if token is not None:
             replay = _replay(engine, conn, token, digest)
             if replay is not None:
@@ -134,6 +140,29 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
                 (token, digest, orjson.dumps(response), engine.clock()),
             )
         return response
+
+
+class _ConflictingWrite:
+    """``engine.store.write()`` for a transaction: when another writer (another process on the file)
+    holds the write lock past the lock timeout, DynamoDB's answer for a transaction that met another
+    in progress, a TransactionConflict per action. Nothing was applied."""
+
+    def __init__(self, engine: Engine, actions: int) -> None:
+        self.store = engine.store
+        self.transaction = engine.store.write()
+        self.actions = actions
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            return self.transaction.__enter__()
+        except sqlite3.OperationalError as error:
+            if not is_lock_timeout(error) or not self.store.waits:
+                raise  # (a thread that never waits gets WouldBlock from the engine, to run it elsewhere)
+            reasons = [{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}]
+            raise TransactionCanceledException(reasons * self.actions) from error
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.transaction.__exit__(*exc_info)
 
 
 def _replay(engine: Engine, conn: Any, token: str, digest: bytes) -> dict | None:

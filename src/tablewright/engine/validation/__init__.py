@@ -49,7 +49,8 @@ def validate_request(operation: str, request: object) -> None:
     """Check ``request`` (a JSON wire body) against ``operation``'s input shape; raise DynamoDB's error.
 
     Raises UnknownOperationException, SerializationException (a value of the wrong JSON type, naming
-    its member path) or ValidationException (every constraint violation, aggregated).
+    its member path) or ValidationException (every constraint violation, aggregated). A member that
+    is null is absent to DynamoDB, so it is removed from ``request`` (in place) for the operation.
     """
     plan = _plans.get(operation)
     if plan is None:

@@ -163,13 +163,22 @@ class Compiler:
         def inner(value: dict[str, Any], path: str, errors: list[Violation]) -> None:
             prefix = path + "." if path else ""
             # Unknown members are ignored and null counts as absent, as DynamoDB's parser does.
+            nulls = None
             for key, item in value.items():
                 entry = members.get(key)
-                if entry is not None and item is not None:
+                if entry is None:
+                    continue
+                if item is None:
+                    nulls = [key] if nulls is None else [*nulls, key]
+                else:
                     entry[0](item, prefix, entry[1], errors)
             for wire, seg in required:
                 if value.get(wire) is None:
                     errors.append((None, prefix + seg, NOT_NULL))
+            if nulls is not None:
+                # Absent for the operations too, so none of them has to tell null from missing.
+                for key in nulls:
+                    del value[key]
 
         return inner
 

@@ -1,5 +1,5 @@
 """Lint rules by family; importing this package registers every rule in ``registry.RULES``."""
 
-from . import conventions, indexes, keys, limits, patterns, temporal, ttl
+from . import conventions, indexes, keys, limits, patterns, projection, static, temporal, ttl
 
-__all__ = ["conventions", "indexes", "keys", "limits", "patterns", "temporal", "ttl"]
+__all__ = ["conventions", "indexes", "keys", "limits", "patterns", "projection", "static", "temporal", "ttl"]

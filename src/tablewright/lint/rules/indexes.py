@@ -48,7 +48,11 @@ def gsi_repeats_table_key(ctx: Context) -> Iterator[Hit]:
             )
             if same_names or same_templates:
                 how = "the same key attributes" if same_names else "the same key templates for every entity"
-                yield Hit(index_path(tname, iname), f"GSI {iname} of table {tname} uses {how} as the table")
+                yield Hit(
+                    index_path(tname, iname),
+                    f"GSI {iname} of table {tname} uses {how} as the table; it costs "
+                    f"{ctx.impact(ctx.target_dollars(tname, iname))}",
+                )
 
 
 @rule(
@@ -114,7 +118,11 @@ def unused_index(ctx: Context) -> Iterator[Hit]:
     for tname, table in ctx.design.tables.items():
         for iname in table.indexes:
             if iname not in used_names or not ctx.patterns_on(tname, iname):
-                yield Hit(index_path(tname, iname), f"no access pattern reads index {iname} of table {tname}")
+                yield Hit(
+                    index_path(tname, iname),
+                    f"no access pattern reads index {iname} of table {tname}; it costs "
+                    f"{ctx.impact(ctx.target_dollars(tname, iname))}",
+                )
 
 
 @rule(

@@ -65,12 +65,29 @@ def low_cardinality(ctx: Context) -> Iterator[Hit]:
             else "",
         ]
         busy = [b for b in busy if b]
+        head = (
+            f"{placement.label}: partition key {pk!r} of {placement.entity.name} has {card.values} value(s)"
+        )
         if busy:
-            yield Hit(
-                placement.path,
-                f"{placement.label}: partition key {pk!r} of {placement.entity.name} has {card.values} value(s) "
-                f"({card.why}); at peak one value takes {' and '.join(busy)}",
-            )
+            yield Hit(placement.path, f"{head} ({card.why}); at peak one value takes {' and '.join(busy)}")
+        elif not (wcu and wcu > PARTITION_WCU) and not (rcu and rcu > PARTITION_RCU):  # TW103 reports those
+            yield Hit(placement.path, f"{head}; {_headroom(ctx, placement, wcu)}", severity="info")
+
+
+def _headroom(ctx: Context, placement: Placement, wcu: float | None) -> str:
+    """How far a quiet low-cardinality key is from mattering: the writes/day at which its busiest
+    value reaches ``LOAD_SHARE`` of a partition's write units."""
+    index = placement.index.name if placement.index else None
+    entities = [e for e in analysis.entities_in(ctx.design, placement.table_name, index)]
+    volumes = ctx.design.volumes.entities
+    per_day = sum(volumes[e].writes_per_second for e in entities if e in volumes) * 86400
+    if not wcu or not per_day:
+        return "no writes declared on it, so its load cannot be judged"
+    reach = per_day * PARTITION_WCU * LOAD_SHARE / wcu
+    return (
+        f"busiest value {wcu:.2g} WCU/s at peak; it reaches {LOAD_SHARE:.0%} of a partition "
+        f"({PARTITION_WCU * LOAD_SHARE:,.0f} WCU/s) at {reach:,.0f} writes/day (now {per_day:,.0f})"
+    )
 
 
 @rule(

@@ -3,7 +3,7 @@ the keys cannot serve."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from tablewright.cost import analysis
 from tablewright.cost.sizes import entity_size, index_entry_size
@@ -49,6 +49,30 @@ def _equalities(pattern: AccessPattern) -> list[str]:
     return found
 
 
+def key_bound(pattern: AccessPattern) -> set[str]:
+    """Attributes the key condition fixes to one value: every partition key field, and the sort key
+    fields an ``eq``/``begins_with`` bound (or both ``between`` bounds alike) names."""
+    served, entry = pattern.served, pattern.served.entity_key
+    if entry is None or served.op not in ("get", "query"):
+        return set()
+    bound = set(entry.pk.fields)
+    sort = served.sort
+    if served.op == "get" and entry.sk is not None:
+        bound |= set(entry.sk.fields)
+    elif sort is not None and sort.op in ("eq", "begins_with"):
+        bound |= {f for b in sort.bounds if isinstance(b, Mapping) for f in b}
+    elif sort is not None and sort.op == "between" and len(sort.bounds) == 2:
+        low, high = (b if isinstance(b, Mapping) else {} for b in sort.bounds)
+        bound |= {f for f in low if f in high and low[f] == high[f]}
+    return {f.lstrip(":") for f in bound}
+
+
+def _filter_in_key(pattern: AccessPattern) -> bool:
+    """True when the key condition already fixes every attribute the filter reads (the fix is in place)."""
+    served = pattern.served
+    return served.filter is not None and served.filter.attributes <= key_bound(pattern)
+
+
 @rule(
     "TW301",
     "scan-on-frequent-path",
@@ -78,7 +102,8 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
         selects = f", selecting about {share:.0%} of it" if share is not None else ""
         yield Hit(
             pattern_path(pattern.name, "served"),
-            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}",
+            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}; "
+            f"its reads cost {ctx.pattern_impact(pattern.name)}",
         )
 
 
@@ -95,7 +120,7 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
 def filter_discards(ctx: Context) -> Iterator[Hit]:
     for pattern in ctx.design.patterns.values():
         served = pattern.served
-        if served.filter is None:
+        if served.filter is None or _filter_in_key(pattern):
             continue
         kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
         if kept is None or kept >= 1 - DISCARD_SHARE:
@@ -104,7 +129,8 @@ def filter_discards(ctx: Context) -> Iterator[Hit]:
             pattern_path(pattern.name, "served", "filter"),
             f"pattern {pattern.name}: filter {served.filter.text!r} keeps about {kept:.0%} of what it reads "
             "(values assumed equally common): "
-            + (f"~{1 / kept:.0f}x the reads per result" if kept else "every read is wasted"),
+            + (f"~{1 / kept:.0f}x the reads per result" if kept else "every read is wasted")
+            + f"; the discarded reads cost {ctx.pattern_impact(pattern.name, 1 - kept)}",
         )
 
 
@@ -123,11 +149,13 @@ def filter_discards(ctx: Context) -> Iterator[Hit]:
 def limit_with_filter(ctx: Context) -> Iterator[Hit]:
     for pattern in ctx.design.patterns.values():
         served = pattern.served
-        if served.filter is None or not served.page_size:
+        if served.filter is None or not served.page_size or _filter_in_key(pattern):
             continue
         kept = analysis.selectivity(served.filter, ctx.design, pattern.returns)
         wanted = pattern.means.limit or 1
         expected = served.page_size * kept if kept is not None else None
+        if expected is not None and expected >= wanted:
+            continue  # the fix (a page that holds the matches asked for; the runtime pages on) is in place
         short = expected is not None and expected < wanted
         detail = (
             f"a page of {served.page_size} holds ~{expected:.2g} matches for a limit of {wanted}"
@@ -170,7 +198,8 @@ def large_result(ctx: Context) -> Iterator[Hit]:
             yield Hit(
                 pattern_path(pattern.name),
                 f"pattern {pattern.name} can read {rows.items:,.0f} items (~{total / PAGE_BYTES:,.1f} MB) per call and "
-                "has no limit: DynamoDB returns 1 MB per call",
+                f"has no limit: DynamoDB returns 1 MB per call; its reads cost "
+                f"{ctx.pattern_impact(pattern.name)}",
             )
 
 
@@ -217,6 +246,20 @@ def _bindable(pattern: AccessPattern, field: str) -> bool:
     return field in pattern.params
 
 
+def sort_fields(entity: object, template: object) -> list[str]:
+    """A sort key template's fields in order, a computed attribute's own template fields in its place
+    (``{type_ts}`` computed as ``{type}#{ts}`` orders by type, then ts)."""
+    fields: list[str] = []
+    for name in getattr(template, "fields", ()):
+        attr = getattr(entity, "attributes", {}).get(name)
+        computed = attr.computed if attr is not None else None
+        if computed is not None and computed.template is not None and name not in computed.template.fields:
+            fields += computed.template.fields
+        else:
+            fields.append(name)
+    return fields
+
+
 @rule(
     "TW306",
     "order-not-served",
@@ -232,16 +275,26 @@ def order_not_served(ctx: Context) -> Iterator[Hit]:
         order, served, entry = pattern.means.order, pattern.served, pattern.served.entity_key
         if order is None or served.op not in ("query", "scan") or entry is None:
             continue
-        fields = entry.sk.fields if entry.sk is not None else ()
-        if served.op == "scan" or order.attribute not in fields:
+        entity = ctx.design.entities.get(served.via or pattern.returns[0])
+        fields = sort_fields(entity, entry.sk) if entry.sk is not None else []
+        # Leading fields the key condition fixes to one value do not order anything: the rest does.
+        bound = key_bound(pattern)
+        while fields and fields[0] in bound and fields[0] != order.attribute:
+            fields.pop(0)
+        if served.op == "scan" or not fields or fields[0] != order.attribute:
             where = (
                 "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
             )
+            ahead = (
+                f" (it orders by {fields[0]} first, which the key condition does not fix)"
+                if order.attribute in fields
+                else ""
+            )
             yield Hit(
                 pattern_path(pattern.name, "means", "order"),
-                f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it",
+                f"pattern {pattern.name} promises order by {order.attribute}, but {where} does not order by it{ahead}",
             )
-        elif served.forward == order.descending and fields and fields[0] == order.attribute:
+        elif served.forward == order.descending:
             yield Hit(
                 pattern_path(pattern.name, "served"),
                 f"pattern {pattern.name} promises {order.attribute} {'desc' if order.descending else 'asc'} but "

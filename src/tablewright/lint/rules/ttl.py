@@ -5,30 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tablewright.cost import analysis
-from tablewright.design.model import AccessPattern, Attribute, Entity
+from tablewright.design.model import AccessPattern, Entity
 
 from ..context import Context, pattern_path
 from ..registry import Hit, rule
+from .projection import unprojected
 
-EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
 # Sort conditions that bound a read from below: expired (old) items are reachable only if asked for.
 LOWER_BOUNDED = {"gt", "ge", "between", "eq", "begins_with"}
-
-
-def _unit_problem(attr: Attribute) -> str | None:
-    """Why a TTL attribute is not epoch seconds, or None when it is (or cannot be told)."""
-    if attr.computed is not None and attr.computed.kind == "ttl":
-        return None  # computed TTLs are always written in epoch seconds
-    if attr.type != "number":
-        return f"is a {attr.type}, not a Number"
-    if attr.format == "epoch_ms":
-        return "holds epoch milliseconds (~1.7e12: a date tens of thousands of years away)"
-    if attr.format in ("rfc3339", "date"):
-        return f"is declared {attr.format}"
-    for bound in (attr.min, attr.max):
-        if bound is not None and abs(bound) >= EPOCH_MS_FLOOR:
-            return f"has bound {bound}, a value in milliseconds"
-    return None
 
 
 @rule(
@@ -49,7 +33,7 @@ def ttl_unit(ctx: Context) -> Iterator[Hit]:
             continue
         for entity in ctx.design.entities_in(tname):
             attr = entity.attributes.get(table.ttl)
-            problem = _unit_problem(attr) if attr else None
+            problem = analysis.ttl_unit_problem(attr) if attr else None
             if problem:
                 yield Hit(
                     ("entities", entity.name, "attributes", table.ttl),
@@ -65,8 +49,10 @@ def _lower_bounded(pattern: AccessPattern, entity: Entity) -> str | None:
 def _one_item(pattern: AccessPattern, entity: Entity) -> str | None:
     # The only item at its key: a newer write would replace it (and its expiry time).
     served, entry = pattern.served, pattern.served.entity_key
-    single = served.op == "get" or (
-        served.op == "query" and served.index is None and entry is not None and entry.sk is None
+    single = (
+        served.op == "get"
+        or (served.op == "query" and served.index is None and entry is not None and entry.sk is None)
+        or analysis.unique_lookup(entity, pattern) is not None
     )
     return "only as the one item at its key, when nothing newer replaced it" if single else None
 
@@ -129,9 +115,18 @@ def reads_expired(ctx: Context) -> Iterator[Hit]:
         if served_filter is not None and table.ttl in served_filter.attributes:
             continue
         narrow = next((r for r in (check(pattern, entity) for check in NARROW_READS) if r), None)
+        # A filter on an attribute the GSI does not project keeps nothing (TW207): never suggest it.
+        hidden = bool(unprojected(design, pattern, {table.ttl}))
+        fix = (
+            f"Index {pattern.served.index} does not project {table.ttl}, so a filter on it would return nothing: "
+            f"project it (projection: {{include: [{table.ttl}]}}) and then filter, or accept and document the lag."
+            if hidden
+            else None
+        )
         yield Hit(
             pattern_path(pattern.name, "served"),
             f"pattern {pattern.name} reads table {table.name} (TTL on {table.ttl}) without a filter on {table.ttl}: "
             f"expired, not yet deleted items are returned {narrow or 'whenever they exist'}",
+            fix=fix,
             severity="info" if narrow else None,
         )

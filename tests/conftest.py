@@ -1,0 +1,35 @@
+"""Suite-wide: which tests are ``slow`` (left out of ``pytest -m "not slow"``, the fast subset).
+
+Kept here as one table rather than as markers spread over the files, so the fast subset is decided
+in one place: a test that kills processes, drives load, runs a property search for seconds, or runs
+the README as a newcomer would, is slow. A test may also mark itself with ``@pytest.mark.slow``.
+Measured figures and the rule are in README.md ("Tests").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+# Node id prefixes (path relative to the repository, then optionally ::test name prefix).
+SLOW = (
+    "tests/migrate/test_resume.py::test_killed_run_resumes",  # SIGKILL mid-migration, then resume
+    "tests/engine/test_differential.py::test_engine_matches_reference_model",  # long property search
+    "tests/engine/test_expressions_properties.py",  # hypothesis, 200 examples per property
+    "tests/engine/test_crash.py::test_sigkill",  # SIGKILL of writers
+    "tests/engine/test_concurrency.py::test_processes_",  # contending processes
+    "tests/streams/test_consumer_crash.py",  # SIGKILL of a stream consumer
+    "tests/server/test_server_js.py",  # Node.js and the AWS SDK for JavaScript
+    "tests/server/test_server_load.py",  # concurrent clients against a served engine
+    "tests/server/test_server_fuzz.py::test_slowloris",  # waits out the server's request timeout
+    "tests/docs/test_readme_quickstart.py::test_the_quick_start_runs_as_written",  # six processes
+    "tests/export/test_exports.py::test_cloudformation_passes_cfn_lint",  # cfn-lint, seconds per template
+    "tests/export/test_exports.py::test_cfn_lint_does_fail",
+    "tests/server/test_server_cli.py::test_aws_cli_",  # the AWS CLI, one process per call
+    "tests/engine/test_hot_paths.py::test_sized_validation_measures_like_item_size",  # item-size sweep
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)

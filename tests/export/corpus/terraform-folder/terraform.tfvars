@@ -1,0 +1,2 @@
+environment     = "prod"
+replica_regions = ["us-east-1"]

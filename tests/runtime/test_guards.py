@@ -1,0 +1,297 @@
+"""The runtime's guards on the real engine: creates never replace, two spellings of a number or an
+instant never make two items, computed values are checked before anything is written (issue 10)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablewright import connect
+from tablewright.design import loads
+from tablewright.runtime import AlreadyExistsError, ConflictError, PatternError, Runtime, ValidationError
+
+DESIGN = """
+version: 1
+tables:
+  things: {partition_key: PK, sort_key: SK, ttl: expires}
+entities:
+  Counter:
+    table: things
+    attributes:
+      name: {type: string, required: true}
+      n: {type: number, required: true}
+      note: {type: string}
+      created: {type: string, format: rfc3339, computed: created_at}
+    keys:
+      table: {pk: "C#{name}", sk: "N#{n}"}
+  Doc:
+    table: things
+    version: version
+    unique: [[slug]]
+    attributes:
+      id: {type: string, required: true}
+      slug: {type: string}
+      body: {type: string}
+      version: {type: number}
+    keys:
+      table: {pk: "D#{id}", sk: "DOC"}
+  Reading:
+    table: things
+    attributes:
+      device: {type: string, required: true, format: mac}
+      ts: {type: number, required: true, format: epoch_ms}
+      expires: {type: number, computed: {ttl: {from: ts, unit: ms, retention: 30d}}}
+    keys:
+      table: {pk: "R#{device}", sk: "{ts:013}"}
+  Line:
+    table: things
+    attributes:
+      order: {type: string, required: true}
+      seq: {type: number, required: true}
+    keys:
+      table: {pk: "O#{order}", sk: "L#{seq:05}"}
+  Due:
+    table: things
+    attributes:
+      user: {type: string, required: true}
+      due: {type: string, required: true, format: rfc3339, precision: ms}
+      at: {type: string, format: rfc3339}
+    keys:
+      table: {pk: "U#{user}", sk: "DUE#{due}"}
+patterns:
+  due_between:
+    params: {user: string, from: {type: string, format: rfc3339}, to: {type: string, format: rfc3339}}
+    returns: Due
+    means:
+      where: "user = :user AND due BETWEEN :from AND :to"
+      order: due asc
+    served:
+      op: query
+      sort: {between: [{due: ":from"}, {due: ":to"}]}
+"""
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+MAC = "AA:BB:CC:DD:EE:FF"
+
+
+def _runtime() -> Runtime:
+    rt = Runtime(loads(DESIGN), connect(), secret=b"s")
+    rt.create_tables()
+    return rt
+
+
+def _count(rt: Runtime) -> int:
+    return rt.client.scan(TableName="things", Select="COUNT")["Count"]
+
+
+# ------------------------------------------------------------------------------------ creates
+
+
+OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["put", "replace"]), st.sampled_from(["a", "b", "c"]), st.text(max_size=3)),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations=OPERATIONS)
+def test_a_create_never_replaces_and_a_replace_always_does(operations):
+    rt, model = _runtime(), {}
+    for verb, name, note in operations:
+        values = {"name": name, "n": 1, "note": note}
+        if verb == "put" and name in model:
+            with pytest.raises(
+                AlreadyExistsError, match=rf"Counter \(PK='C#{name}', SK='N#1'\): already exists"
+            ):
+                rt.put("Counter", values, now=NOW)
+        else:
+            getattr(rt, verb)("Counter", values, now=NOW)
+            model[name] = note
+        stored = {k: rt.get("Counter", name=k, n=1)["note"] for k in model}
+        assert stored == model
+
+
+def test_a_failed_create_is_a_conflict_error_and_writes_nothing():
+    rt = _runtime()
+    rt.put("Doc", {"id": "d", "slug": "s", "body": "first"})
+    with pytest.raises(ConflictError, match="already exists"):  # AlreadyExistsError is a ConflictError
+        rt.put("Doc", {"id": "d", "slug": "other", "body": "second"})
+    assert rt.get("Doc", id="d")["body"] == "first"
+    # the failed create claimed no unique value: another Doc may take "other"
+    rt.put("Doc", {"id": "e", "slug": "other"})
+
+
+def test_replace_of_a_versioned_entity_needs_the_version_it_read():
+    rt = _runtime()
+    rt.put("Doc", {"id": "d", "slug": "s", "body": "first"})
+    with pytest.raises(TypeError, match="expected_version"):
+        rt.replace("Doc", {"id": "d", "body": "blind"})
+    with pytest.raises(ConflictError, match="expected version 7 but found version 1"):
+        rt.replace("Doc", {"id": "d", "body": "stale"}, expected_version=7)
+    rt.replace("Doc", {"id": "d", "slug": "t", "body": "second"}, expected_version=1)
+    stored = rt.get("Doc", id="d")
+    assert (stored["body"], stored["version"]) == ("second", 2)
+    rt.put("Doc", {"id": "x", "slug": "s"})  # the replace released the old unique value
+
+
+def test_replace_keeps_created_at():
+    rt = _runtime()
+    rt.put("Counter", {"name": "a", "n": 1}, now=NOW)
+    rt.replace("Counter", {"name": "a", "n": 1, "note": "x"}, now=datetime(2026, 5, 1, tzinfo=UTC))
+    assert rt.get("Counter", name="a", n=1)["created"] == "2026-01-01T00:00:00Z"
+
+
+def test_transactions_create_with_tx_put_and_overwrite_with_tx_replace():
+    rt = _runtime()
+    rt.put("Counter", {"name": "a", "n": 1, "note": "kept"})
+    with pytest.raises(AlreadyExistsError, match=r"operation 1 \(put Counter\).*already exists") as caught:
+        rt.transact(
+            [rt.tx_put("Counter", {"name": "b", "n": 1}), rt.tx_put("Counter", {"name": "a", "n": 1})]
+        )
+    assert caught.value.operation == 1
+    assert rt.get("Counter", name="b", n=1) is None and rt.get("Counter", name="a", n=1)["note"] == "kept"
+    rt.transact([rt.tx_replace("Counter", {"name": "a", "n": 1, "note": "new"})])
+    assert rt.get("Counter", name="a", n=1)["note"] == "new"
+
+
+def test_put_many_creates_too():
+    rt = _runtime()
+    rt.put("Counter", {"name": "a", "n": 2, "note": "kept"})
+    batch = [{"name": "a", "n": 1}, {"name": "a", "n": 2, "note": "lost?"}]
+    with pytest.raises(AlreadyExistsError):
+        rt.put_many("Counter", batch)
+    assert rt.get("Counter", name="a", n=2)["note"] == "kept"
+    with pytest.raises(AlreadyExistsError):
+        rt.put_many("Counter", [{"name": "z", "n": 9}, {"name": "a", "n": 2}], idempotency_key="k1")
+    assert rt.get("Counter", name="z", n=9) is None  # one transaction: all or nothing
+
+
+# ------------------------------------------------------------------------------------ numbers
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    whole=st.integers(-(10**12), 10**12),
+    spelling=st.sampled_from(["int", "dot0", "dot000", "exp", "scaled"]),
+)
+def test_two_spellings_of_a_number_are_one_item(whole, spelling):
+    rt = _runtime()
+    rt.put("Counter", {"name": "a", "n": whole})
+    spelled = {
+        "int": whole,
+        "dot0": Decimal(f"{whole}.0"),
+        "dot000": Decimal(f"{whole}.000"),
+        "exp": Decimal(f"{Decimal(whole):E}"),
+        "scaled": Decimal(whole).scaleb(3).scaleb(-3),
+    }[spelling]
+    with pytest.raises(AlreadyExistsError):
+        rt.put("Counter", {"name": "a", "n": spelled})
+    assert rt.get("Counter", name="a", n=spelled) is not None
+    assert _count(rt) == 1
+
+
+def test_a_fraction_in_a_padded_integer_key_is_refused_naming_attribute_and_template():
+    rt = _runtime()
+    with pytest.raises(ValidationError) as caught:
+        rt.put("Line", {"order": "o", "seq": Decimal("12.5")})
+    [violation] = caught.value.violations
+    assert (violation.attribute, violation.rule) == ("seq", "key")
+    assert violation.message == (
+        "12.5 is not a whole number but the template pads it as an integer (:05) "
+        "(field {seq} of template 'L#{seq:05}')"
+    )
+    rt.put("Line", {"order": "o", "seq": Decimal("12.000")})
+    assert rt.client.get_item(TableName="things", Key={"PK": {"S": "O#o"}, "SK": {"S": "L#00012"}}).get(
+        "Item"
+    )
+    with pytest.raises(AlreadyExistsError):
+        rt.put("Line", {"order": "o", "seq": 12})
+    assert _count(rt) == 1
+
+
+def test_a_device_id_with_a_trailing_newline_is_refused():
+    rt = _runtime()
+    rt.put("Reading", {"device": MAC, "ts": 1767225600000}, now=NOW)
+    with pytest.raises(ValidationError, match=r"Reading.device: 'AA:BB:CC:DD:EE:FF\\n' is not a MAC"):
+        rt.put("Reading", {"device": MAC + "\n", "ts": 1767225600000}, now=NOW)
+    assert _count(rt) == 1
+
+
+# ------------------------------------------------------------------------------------ timestamps
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(digits=st.integers(0, 9))
+def test_one_instant_is_one_item_and_found_by_a_range_across_new_year(digits):
+    rt = _runtime()
+    due = "2025-12-31T23:59:59" + ("." + "0" * digits if digits else "") + "Z"
+    rt.put("Due", {"user": "u", "due": due})
+    with pytest.raises(AlreadyExistsError):
+        rt.put("Due", {"user": "u", "due": "2025-12-31T23:59:59.000Z"})
+    found = rt.run(
+        "due_between", user="u", **{"from": "2025-12-31T00:00:00.000Z", "to": "2026-01-01T00:00:00.000Z"}
+    )
+    assert [r["due"] for r in found] == ["2025-12-31T23:59:59.000Z"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(digits=st.integers(0, 9), bound_digits=st.tuples(st.integers(0, 9), st.integers(0, 9)))
+def test_reads_compose_keys_with_the_attributes_precision(digits, bound_digits):
+    rt = _runtime()
+    rt.put("Due", {"user": "u", "due": "2026-01-01T00:00:00.000Z"})
+    spelled = "2026-01-01T00:00:00" + ("." + "0" * digits if digits else "") + "Z"
+    assert rt.get("Due", user="u", due=spelled)["due"] == "2026-01-01T00:00:00.000Z"
+    start, end = (
+        "2026-01-01T00:00:00" + ("." + "0" * d if d else "") + "Z" for d in bound_digits
+    )  # a window that starts and ends exactly on the item, however its bounds are spelled
+    assert len(rt.run("due_between", user="u", **{"from": start, "to": end}).items) == 1
+
+
+def test_a_read_bound_finer_than_the_attribute_is_refused():
+    rt = _runtime()
+    with pytest.raises(PatternError, match="precision is ms"):
+        rt.run("due_between", user="u", **{"from": "2026-01-01T00:00:00.0005Z", "to": "2026-01-02T00:00:00Z"})
+    with pytest.raises(PatternError, match="precision is ms"):
+        rt.get("Due", user="u", due="2026-01-01T00:00:00.0005Z")
+
+
+def test_an_update_stores_the_one_spelling_too():
+    rt = _runtime()
+    rt.put("Due", {"user": "u", "due": "2026-01-01T00:00:00Z", "at": "2026-01-01T00:00:00.000Z"})
+    assert rt.get("Due", user="u", due="2026-01-01T00:00:00.000Z")["at"] == "2026-01-01T00:00:00Z"
+    rt.update("Due", {"user": "u", "due": "2026-01-01T00:00:00Z"}, {"at": "2026-02-01T00:00:00.000000Z"})
+    assert rt.get("Due", user="u", due="2026-01-01T00:00:00Z")["at"] == "2026-02-01T00:00:00Z"
+
+
+def test_finer_precision_than_declared_is_refused_before_writing():
+    rt = _runtime()
+    with pytest.raises(ValidationError) as caught:
+        rt.put("Due", {"user": "u", "due": "2025-12-31T23:59:59.000500Z"})
+    [violation] = caught.value.violations
+    assert (violation.attribute, violation.rule) == ("due", "precision")
+    assert "precision is ms" in violation.message
+    with pytest.raises(ValidationError, match=r"Due.at: .* precision is s"):  # the default
+        rt.put("Due", {"user": "u", "due": "2025-12-31T23:59:59Z", "at": "2025-12-31T00:00:00.5Z"})
+    assert _count(rt) == 0
+
+
+# ------------------------------------------------------------------------------------ computed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(days_old=st.integers(0, 3000))
+def test_a_computed_ttl_dynamodb_never_acts_on_is_refused_before_writing(days_old):
+    rt = _runtime()
+    ts = int(NOW.timestamp() * 1000) - days_old * 86_400_000
+    ignored = (ts // 1000 + 30 * 86_400) < int(NOW.timestamp()) - 5 * 365 * 86_400
+    if ignored:
+        with pytest.raises(ValidationError, match=r"Reading.expires: computed TTL .* never expire \[ttl\]"):
+            rt.put("Reading", {"device": MAC, "ts": ts}, now=NOW)
+        assert _count(rt) == 0
+    else:
+        rt.put("Reading", {"device": MAC, "ts": ts}, now=NOW)
+        assert rt.get("Reading", device=MAC, ts=ts)["expires"] == ts // 1000 + 30 * 86_400
