@@ -21,6 +21,9 @@ from .expected import expected_count, probes
 from .support import CHROMIUM, DESIGNS, EXAMPLE_NAMES, EXAMPLES, running
 
 
+# A real browser against five explorer processes: out of the fast subset (tests/conftest.py).
+pytestmark = pytest.mark.slow
+
 OPERATORS = ["=", "<", "<=", ">", ">=", "between", "begins_with"]
 # Per example: a table and an index to query, and an edit the design refuses (table, entity,
 # attribute, value, words the explanation must contain).
