@@ -20,7 +20,6 @@ from playwright.sync_api import sync_playwright
 from .expected import expected_count, probes
 from .support import CHROMIUM, DESIGNS, EXAMPLE_NAMES, EXAMPLES, running
 
-
 # A real browser against five explorer processes: out of the fast subset (tests/conftest.py).
 pytestmark = pytest.mark.slow
 
