@@ -51,8 +51,9 @@ class Pages(Handlers):
 
     def table(self, request: Request) -> Response:
         """A table's description and a page of its items: scan, or query by key condition, with filters."""
-        name, as_json = wants_json(request, request.path_params["table"], self.table_names())
-        if name not in self.table_names():
+        known = self.table_names()
+        name, as_json = wants_json(request, request.path_params["table"], known)
+        if name not in known:
             raise NotFound(f"no table {name!r}")
         description = tables.describe(self.explorer.client, name)
         workspace, design_table = self.explorer.design_of_table(name)
