@@ -10,7 +10,7 @@ from starlette.responses import Response, StreamingResponse
 from . import layouts, live, patterns, review, tables
 from .handlers import Handlers, NotFound, client_message, in_thread, wants_json
 from .items import EntityReader, plain, to_json
-from .rows import column_types
+from .rows import column_types, column_widths
 
 
 class Pages(Handlers):
@@ -87,6 +87,7 @@ class Pages(Handlers):
             data["columns"] = columns(description, rows)
             data["groups"] = groups(description, rows, query_ok)
             data["column_types"] = column_types(rows, data["columns"])
+            data["column_widths"] = column_widths(rows, data["columns"])
         data["result"].pop("items", None)
         data["operators"] = list(tables.SORT_OPERATORS)
         data["filter_operators"] = list(tables.FILTER_OPERATORS)

@@ -48,6 +48,20 @@ def column_types(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, st
     return {c: next(iter(kinds)) if len(kinds) == 1 else None for c, kinds in seen.items()}
 
 
+def column_widths(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, int]:
+    """A width in characters per column from its longest value (within 6-36; longer values wrap).
+
+    Declared widths let the table use the fixed layout algorithm: the browser lays out 1,000 rows
+    without measuring every cell first, which is most of the cost of drawing a big page.
+    """
+    widths = {c: len(c) + 4 for c in columns}  # the header: name and type
+    for row in rows:
+        for name, value in row["item"].items():
+            if name in widths:
+                widths[name] = max(widths[name], len(cell(value)["text"]) + 3)
+    return {c: min(max(w, 6), 36) for c, w in widths.items()}
+
+
 def items_body(
     table: str,
     rows: list[dict[str, Any]],
