@@ -30,7 +30,7 @@ PAGES = {
 }
 TIMING = """() => { const t = performance.getEntriesByType("navigation")[0];
   return {load: t.loadEventEnd - t.startTime, first_byte: t.responseStart - t.startTime,
-          rows: document.querySelectorAll("#items tr.item").length}; }"""
+          rows: document.querySelectorAll("#items .item").length}; }"""
 
 
 def start_explorer() -> tuple[subprocess.Popen, str]:

@@ -77,7 +77,7 @@ def test_navigate_from_the_start_to_an_item_and_copy_it(site, page):
     page.wait_for_url(f"**/designs/{site.example}")
     page.locator("main ul li a").first.click()
     page.wait_for_selector("#description")
-    first = page.locator("#items tr.item").first
+    first = page.locator("#items .item").first
     first.locator(".copy[data-copy=ddb]").click()
     first.locator(".copy[data-copy=plain]").click()
     copied_wire = json.loads(first.locator(".copy[data-copy=ddb]").get_attribute("data-copied"))
@@ -134,7 +134,7 @@ def test_query_with_each_operator_on_a_table_and_an_index(site, page):
             want = expected_count(items, keys["sort"], op, value, high if op == "between" else None)
             counts = page.locator("#counts").inner_text()
             assert counts.startswith(f"{want} returned"), (table, index, op, counts)
-            assert page.locator("#items tr.item").count() == want
+            assert page.locator("#items .item").count() == want
 
 
 def test_run_every_pattern_and_read_the_verification(site, page):

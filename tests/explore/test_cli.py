@@ -169,7 +169,7 @@ def test_attributes_that_break_validation_are_highlighted(orders_db):
             ("total", "min"),
         ]
         page = explore.client.get("/tables/explore-orders", params={"pk": "CUSTOMER#C3"}).text
-        assert page.count('<td class="bad" title=') == 2 and 'class="item invalid"' in page
+        assert page.count('<div class="c bad" title=') == 2 and 'class="item invalid"' in page
         item = explore.client.get("/tables/explore-orders/item", params={"key": rows[0]["key"]}).text
         assert "Breaks the entity" in item and 'id="violations"' in item and "lost" in item
 

@@ -1,8 +1,10 @@
-"""The rows of the items table, written straight to HTML.
+"""The rows of the items table, written straight to HTML (a grid of rows, not a ``<table>``).
 
 A page of up to 1,000 items is most of what the explorer draws; a Jinja macro call per cell made
 that page take most of a second, string building here takes a small fraction of it. Every value
-goes through ``markupsafe.escape``.
+goes through ``markupsafe.escape``. Rows are grid rows with declared column widths and
+``content-visibility: auto``, so the browser lays out only the rows on screen: a ``<table>`` of
+1,000 rows is laid out whole before anything is drawn.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ def column_types(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, st
 def column_widths(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, int]:
     """A width in characters per column from its longest value (within 6-36; longer values wrap).
 
-    Declared widths let the table use the fixed layout algorithm: the browser lays out 1,000 rows
-    without measuring every cell first, which is most of the cost of drawing a big page.
+    Declared widths let every row be laid out on its own (the page turns characters into ``em``),
+    so rows off screen need not be laid out at all.
     """
     widths = {c: len(c) + 4 for c in columns}  # the header: name and type
     for row in rows:
@@ -70,20 +72,17 @@ def items_body(
     with_entities: bool,
     types: dict[str, str | None],
 ) -> Markup:
-    """``<tbody>`` per partition (a collection when it holds several entities), one ``<tr>`` per item."""
+    """A row group per partition (a collection when it holds several entities), one row per item."""
     out: list[str] = []
-    span = len(columns) + (2 if with_entities else 1)
     for group in groups:
         collection = len(group["entities"]) > 1
-        out.append(f'<tbody class="partition{" collection" if collection else ""}">')
+        out.append(f'<div class="partition{" collection" if collection else ""}" role="rowgroup">')
         if collection:
             kinds = ", ".join(f"{escape(e)} ×{n}" for e, n in group["entities"].items())
-            out.append(
-                f'<tr class="group"><td colspan="{span}">collection {escape(group["partition"])}: {kinds}</td></tr>'
-            )
+            out.append(f'<div class="group">collection {escape(group["partition"])}: {kinds}</div>')
         for index in group["rows"]:
             out.append(_row(table, index, rows[index], columns, with_entities, types))
-        out.append("</tbody>")
+        out.append("</div>")
     return Markup("".join(out))
 
 
@@ -94,26 +93,26 @@ def _row(
     bad = {v["attribute"]: v["message"] for v in entity["violations"]} if entity else {}
     href = f"/tables/{quote(table)}/item?key={quote(row['key'], safe='')}"
     cells = [
-        f'<td class="tools"><a href="{escape(href)}" class="open">open</a> '
+        f'<div class="c tools"><a href="{escape(href)}" class="open">open</a> '
         '<span class="copy" role="button" tabindex="0" data-copy="ddb" title="copy as DynamoDB JSON">DDB</span>'
-        '<span class="copy" role="button" tabindex="0" data-copy="plain" title="copy as plain JSON">JSON</span></td>'
+        '<span class="copy" role="button" tabindex="0" data-copy="plain" title="copy as plain JSON">JSON</span></div>'
     ]
     if with_entities:
         name = entity and entity["entity"]
         cells.append(
-            f'<td><span class="entity">{escape(name)}</span></td>'
+            f'<div class="c"><span class="entity">{escape(name)}</span></div>'
             if name
-            else '<td><span class="entity unknown">—</span></td>'
+            else '<div class="c"><span class="entity unknown">—</span></div>'
         )
     item = row["item"]
     for column in columns:
         if column not in item:
-            cells.append("<td></td>")
+            cells.append('<div class="c"></div>')
             continue
         text, kind = _value(item[column])
         # A column of one type says it once, in its header; a mixed one says it in each cell.
         tag = "" if types.get(column) == kind else f'<sup class="type">{kind}</sup>'
-        title = f' class="bad" title="{escape(bad[column])}"' if column in bad else ""
-        cells.append(f"<td{title}>{text}{tag}{_parts(entity, column)}</td>")
+        title = f' class="c bad" title="{escape(bad[column])}"' if column in bad else ' class="c"'
+        cells.append(f"<div{title}>{text}{tag}{_parts(entity, column)}</div>")
     invalid = " invalid" if bad else ""
-    return f'<tr class="item{invalid}" data-index="{index}">{"".join(cells)}</tr>'
+    return f'<div class="item{invalid}" role="row" data-index="{index}">{"".join(cells)}</div>'

@@ -47,7 +47,7 @@ function setUpCopy() {
       return;
     }
     items = items || JSON.parse(document.getElementById("items-data").textContent);
-    const index = Number(button.closest("tr").dataset.index);
+    const index = Number(button.closest(".item").dataset.index);
     const value = button.dataset.copy === "ddb" ? items[index] : plainItem(items[index]);
     copyText(JSON.stringify(value, null, 2), button);
   });
