@@ -114,6 +114,8 @@ class _Connection(asyncio.Protocol):
         self.headers: dict[str, str] = {}
         self.accept_encoding: str | None = None  # its first header line only, as DynamoDB reads it
         self.header_size = 0
+        self.head_pending = False  # the request arriving has not finished its headers yet
+        self.head_received = 0  # bytes received while its head was unfinished, after its first read
         self.body: list[bytes] = []
         self.size = 0
         self.head: Head | Response | None = None
@@ -157,8 +159,15 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        # httptools hands over a header only once it is complete, so a header that never ends is
+        # caught by counting what arrives while a request's head is still unfinished.
+        in_head = self.in_message and self.head_pending
         try:
             self.parser.feed_data(data)
+            if in_head and self.head_pending and not self.closing:
+                self.head_received += len(data)
+                if self.head_received > MAX_REQUEST_LINE + MAX_HEADERS:
+                    self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
         except httptools.HttpParserUpgrade:
             self.fail(BadRequest("Protocol upgrade is not supported: DynamoDB's API is plain HTTP/1.1"))
         except httptools.HttpParserError as exc:
@@ -189,6 +198,8 @@ class _Connection(asyncio.Protocol):
         self.url, self.headers, self.body, self.size = b"", {}, [], 0
         self.header_size = 0
         self.accept_encoding = None
+        self.head_pending = True
+        self.head_received = 0
         self.head = None
         self.message_reserved = 0
         self.message_started = time.monotonic()
@@ -213,6 +224,7 @@ class _Connection(asyncio.Protocol):
         self.headers[key] = f"{self.headers[key]},{text}" if key in self.headers else text
 
     def on_headers_complete(self) -> None:
+        self.head_pending = False
         if self.closing:
             return
         if self.parser.should_upgrade():
