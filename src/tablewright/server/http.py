@@ -13,6 +13,10 @@ bytes buffered across all connections and the number of open connections are cap
 SDKs retry); malformed HTTP gets 400; a request not complete within ``request_timeout`` (a slowloris)
 gets 408; an idle keep-alive connection is closed after ``idle_timeout``, or at once when the
 connection cap is reached and a new client needs its place.
+
+Around each answer the transport adds what DynamoDB's front end adds: ``Date``, CORS headers for a
+request with ``Origin`` (``cors``), and compression negotiated from the first ``Accept-Encoding``
+line (``content``); compressed request bodies are undone, within the body limit, before parsing.
 """
 
 from __future__ import annotations
