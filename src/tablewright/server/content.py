@@ -95,10 +95,13 @@ def decode_body(content_encoding: str | None, body: bytes, limit: int) -> bytes:
     return body
 
 
+# Level 1: compressing runs on the event loop; a 1.5 MB Scan page takes 6 ms at level 1 and 60 ms
+# at zlib's default 6 for 20% smaller output, which a local endpoint does not need.
+_LEVEL = 1
 # Response codings DynamoDB produces, in the order it prefers them when q-values tie at '*'.
 _ENCODERS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": lambda body: zlib.compress(body, wbits=_GZIP_WBITS),
-    "deflate": lambda body: zlib.compress(body, wbits=_ZLIB_WBITS),
+    "gzip": lambda body: zlib.compress(body, _LEVEL, wbits=_GZIP_WBITS),
+    "deflate": lambda body: zlib.compress(body, _LEVEL, wbits=_ZLIB_WBITS),
 }
 # One Accept-Encoding entry: a token (RFC 9110 tchar) and optional ";name=value" parameters.
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
