@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# What DynamoDB lets a script read (x-amz-crc32 is not among them, so browsers skip that check).
+# What a script may read. DynamoDB does not expose x-amz-crc32 (the JS SDK skips that check in
+# browsers for this reason); the exact list is not documented, this is the set SDKs read.
 EXPOSE_HEADERS = "x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date"
-# Seconds a browser may cache a pre-flight answer: two days, as DynamoDB answers.
+# Seconds a browser may cache a pre-flight answer (two days; DynamoDB sends the header, its value
+# is not documented).
 MAX_AGE = "172800"
 # Pre-flight request header -> the response header that grants it.
 _ECHOED = {
