@@ -167,7 +167,7 @@ def test_shard_filter_needs_both_type_and_shard_id(streams, stream, given, missi
 def test_an_empty_shards_starting_sequence_number_gives_an_iterator_that_reads_its_first_record(
     client, streams, stream, kind
 ):
-    _, arn, shard, name, _ = stream
+    _, arn, shard, name = stream
     iterator = streams.get_shard_iterator(
         StreamArn=arn,
         ShardId=shard["ShardId"],
