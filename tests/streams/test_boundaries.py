@@ -115,3 +115,28 @@ def test_describe_stream_pages_shards_and_filters_them_by_parent(ddb, streams):
     assert "LastEvaluatedShardId" not in page  # nothing after the last shard
     assert children["Shards"] == []  # a shard that is not the stream's has no children in it
     assert children["StreamArn"] == arn
+
+
+@pytest.mark.parametrize(
+    ("kind", "boundary", "expected"),
+    [
+        ("AT_SEQUENCE_NUMBER", "StartingSequenceNumber", ["a", "b"]),
+        ("AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber", ["b"]),
+        ("AT_SEQUENCE_NUMBER", "EndingSequenceNumber", ["b"]),
+        ("AFTER_SEQUENCE_NUMBER", "EndingSequenceNumber", []),
+        ("TRIM_HORIZON", None, ["a", "b"]),
+        ("LATEST", None, []),
+    ],
+)
+def test_iterators_at_a_closed_shards_boundaries_read_to_its_end_and_stop(
+    ddb, streams, kind, boundary, expected
+):
+    arn = create_table(ddb)
+    put_keys(ddb, "a", "b")
+    ddb.update_table(TableName="orders", StreamSpecification={"StreamEnabled": False})
+    numbers = only_shard(streams, arn)["SequenceNumberRange"]
+
+    response = streams.get_records(ShardIterator=iterator(streams, arn, kind, numbers.get(boundary)))
+
+    assert keys_of(response["Records"]) == expected
+    assert "NextShardIterator" not in response
