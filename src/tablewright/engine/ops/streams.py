@@ -440,7 +440,9 @@ def _check_iterator_request(request: dict) -> None:
     needed = _POSITIONED_BY.get(kind)
     for member in ("SequenceNumber", "Timestamp"):
         if member in request and member != needed:
-            raise ValidationException(f"Invalid Request: {member} must not be given with ShardIteratorType {kind}")
+            raise ValidationException(
+                f"Invalid Request: {member} must not be given with ShardIteratorType {kind}"
+            )
     if needed is not None and needed not in request:
         raise ValidationException(f"{needed} is required for ShardIteratorType {kind}")
 
