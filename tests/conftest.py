@@ -8,6 +8,9 @@ Measured figures and the rule are in README.md ("Tests").
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 # Node id prefixes (path relative to the repository, then optionally ::test name prefix).
@@ -33,3 +36,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def unwritable_dir(tmp_path: Path) -> Path:
+    """A directory this process cannot write: chmod where it bites (not root), else a read-only mount
+    (CI runs as root, where chmod does not stop a write)."""
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o555)
+        return locked
+    with open("/proc/mounts", encoding="utf-8") as mounts:
+        for line in mounts:
+            _, point, _, options, *_ = line.split()
+            read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
+            if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
+                return Path(point)
+    if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
+        return Path("/proc/sys")
+    pytest.skip("no directory this process cannot write (root without a read-only mount)")

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 _SCRIPT = Path(sys.executable).with_name("tablewright")
 COMMAND = (
     [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-c", "from tablewright.cli import main; main()"]
@@ -44,21 +42,3 @@ def one_line_error(result: subprocess.CompletedProcess, command: str, status: in
     for word in words:
         assert word in lines[0], (word, lines[0])
     return lines[0]
-
-
-def unwritable_directory(tmp_path: Path) -> Path:
-    """A directory this process cannot write: chmod where it bites (not root), else a read-only mount."""
-    if os.geteuid() != 0:
-        locked = tmp_path / "locked"
-        locked.mkdir()
-        locked.chmod(0o555)
-        return locked
-    with open("/proc/mounts", encoding="utf-8") as mounts:
-        for line in mounts:
-            _, point, _, options, *_ = line.split()
-            read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
-            if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
-                return Path(point)
-    if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
-        return Path("/proc/sys")
-    pytest.skip("no directory this process cannot write (root without a read-only mount)")

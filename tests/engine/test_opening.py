@@ -133,26 +133,8 @@ def test_a_directory_in_place_of_the_file_is_named(tmp_path: Path) -> None:
     _refused(tmp_path / "data.db", BadDatabaseFile, "is a directory")
 
 
-def unwritable_directory(tmp_path: Path) -> Path:
-    """A directory this process cannot write: chmod where it bites (not root), else a read-only mount."""
-    if os.geteuid() != 0:
-        locked = tmp_path / "locked"
-        locked.mkdir()
-        locked.chmod(0o555)
-        return locked
-    with open("/proc/mounts", encoding="utf-8") as mounts:
-        for line in mounts:
-            _, point, _, options, *_ = line.split()
-            read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
-            if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
-                return Path(point)
-    if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
-        return Path("/proc/sys")
-    pytest.skip("no directory this process cannot write (root without a read-only mount)")
-
-
-def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path) -> None:
-    directory = unwritable_directory(tmp_path)
+def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path, unwritable_dir: Path) -> None:
+    directory = unwritable_dir
     path = directory / "tablewright-probe.db"
     with pytest.raises(DatabaseUnavailable) as caught:
         Engine(str(path))
