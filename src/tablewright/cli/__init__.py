@@ -56,7 +56,6 @@ class _LazyGroup(click.Group):
             return super().invoke(ctx)
 
 
-
 # -h works everywhere: subcommands inherit the group's context settings.
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tablewright")
