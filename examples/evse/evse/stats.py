@@ -63,5 +63,5 @@ def refresh_daily_stats(rt: Runtime, device_id: str, day: str) -> Values:
     stats = aggregate_day(device_id, day, events)
     # A plain PutItem overwrites: the value is a pure function of the events, so the last writer
     # is right and no version check is needed.
-    rt.put("DailyStats", stats)
+    rt.put("DailyStats", stats)  # overwrite
     return stats
