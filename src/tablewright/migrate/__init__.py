@@ -7,6 +7,7 @@ verification of every copy. See docs/migrate.md.
 """
 
 from .context import MigrationError
+from .load import Load, RowSource, SqliteRows
 from .loader import load_plan
 from .runner import Report, run_plan
 from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Merge, Plan, Put, Rename
@@ -18,11 +19,14 @@ __all__ = [
     "CreateIndex",
     "CreateTable",
     "DeleteTable",
+    "Load",
     "Merge",
     "MigrationError",
     "Plan",
     "Put",
     "Rename",
+    "RowSource",
+    "SqliteRows",
     "Report",
     "Verification",
     "load_plan",
