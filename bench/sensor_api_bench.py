@@ -40,18 +40,35 @@ def _start(command: list[str], pattern: str, env: dict[str, str]) -> tuple[subpr
     raise RuntimeError(f"{command[1]} did not start: {process.stderr.read()}")  # type: ignore[union-attr]
 
 
-def _client(url: str, key: str, mac: str, batch: int, until: float, latencies: list[float], errors: list[int]) -> None:
+def _client(
+    url: str, key: str, mac: str, batch: int, until: float, latencies: list[float], errors: list[int]
+) -> None:
     with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=30) as client:
-        body = {"hardware_id": mac, "boot_id": BOOT, "firmware_version": "1.0.16", "capabilities": {"sensors": ["bme280"]}}
+        body = {
+            "hardware_id": mac,
+            "boot_id": BOOT,
+            "firmware_version": "1.0.16",
+            "capabilities": {"sensors": ["bme280"]},
+        }
         client.post("/v1/devices", json=body)
         base = int(time.time() * 1000) - 3_600_000
         sent = 0
         while time.monotonic() < until:
             readings = [
-                {"timestamp_ms": base + sent * batch + i, "sensors": {"bme280_temp_c": 21.5}, "sensor_status": {"bme280": "ok"}}
+                {
+                    "timestamp_ms": base + sent * batch + i,
+                    "sensors": {"bme280_temp_c": 21.5},
+                    "sensor_status": {"bme280": "ok"},
+                }
                 for i in range(batch)
             ]
-            payload = {"hardware_id": mac, "batch_id": f"{mac}_{sent}", "boot_id": BOOT, "firmware_version": "1.0.16", "readings": readings}
+            payload = {
+                "hardware_id": mac,
+                "batch_id": f"{mac}_{sent}",
+                "boot_id": BOOT,
+                "firmware_version": "1.0.16",
+                "readings": readings,
+            }
             started = time.perf_counter()
             status = client.post("/v1/batches", json=payload).status_code
             latencies.append(time.perf_counter() - started)
@@ -62,12 +79,17 @@ def _client(url: str, key: str, mac: str, batch: int, until: float, latencies: l
 
 def run_clients(url: str, clients: int, batch: int, seconds: float) -> dict[str, float]:
     """``clients`` threads ingesting for ``seconds``; readings/s and latency percentiles in ms."""
-    key = httpx.post(f"{url}/admin/api-keys", json={}, headers={"Authorization": f"Bearer {ADMIN}"}).json()["api_key"]
+    key = httpx.post(f"{url}/admin/api-keys", json={}, headers={"Authorization": f"Bearer {ADMIN}"}).json()[
+        "api_key"
+    ]
     latencies: list[float] = []
     errors: list[int] = []
     until = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_client, args=(url, key, f"B0:00:00:00:{n // 256:02X}:{n % 256:02X}", batch, until, latencies, errors))
+        threading.Thread(
+            target=_client,
+            args=(url, key, f"B0:00:00:00:{n // 256:02X}:{n % 256:02X}", batch, until, latencies, errors),
+        )
         for n in range(clients)
     ]
     started = time.monotonic()
@@ -103,7 +125,16 @@ def main() -> None:
                 if backend == "embedded":
                     api, url = _start([*api_command, "--db", db], r"listening on (\S+)", env)
                 else:
-                    serve_cmd = [sys.executable, "-c", "from tablewright.cli import main; main()", "serve", "--db", db, "--port", "0"]
+                    serve_cmd = [
+                        sys.executable,
+                        "-c",
+                        "from tablewright.cli import main; main()",
+                        "serve",
+                        "--db",
+                        db,
+                        "--port",
+                        "0",
+                    ]
                     server, endpoint = _start(serve_cmd, r"DynamoDB API at (\S+)", env)
                     extra.append(server)
                     api, url = _start([*api_command, "--endpoint", endpoint], r"listening on (\S+)", env)
@@ -114,12 +145,19 @@ def main() -> None:
                         process.terminate()
                         process.wait(timeout=10)
                 rows.append((backend, clients, result))
-                print(f"{backend:18} {clients:3} clients: {result['readings_per_s']:8.0f} readings/s  "
-                      f"p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms  errors {result['errors']:.0f}", flush=True)
+                print(
+                    f"{backend:18} {clients:3} clients: {result['readings_per_s']:8.0f} readings/s  "
+                    f"p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms  errors {result['errors']:.0f}",
+                    flush=True,
+                )
     print(f"\nload average at the end: {os.getloadavg()}")
-    print(f"\n| tables | clients | readings/s | requests/s | p50 ms | p99 ms | non-201 |\n|---|---|---|---|---|---|---|")
+    print(
+        "\n| tables | clients | readings/s | requests/s | p50 ms | p99 ms | non-201 |\n|---|---|---|---|---|---|---|"
+    )
     for backend, clients, r in rows:
-        print(f"| {backend} | {clients} | {r['readings_per_s']:,.0f} | {r['requests_per_s']:,.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']:.0f} |")
+        print(
+            f"| {backend} | {clients} | {r['readings_per_s']:,.0f} | {r['requests_per_s']:,.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

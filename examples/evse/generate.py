@@ -29,8 +29,8 @@ from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from evse.ids import from_mt, sc_id, to_mt  # noqa: E402  (the folder is not a package)
 from evse.anomalies import divergences  # noqa: E402
+from evse.ids import from_mt, sc_id, to_mt  # noqa: E402  (the folder is not a package)
 from evse.state import apply_event  # noqa: E402
 from evse.stats import aggregate_day  # noqa: E402
 
