@@ -15,6 +15,7 @@ per second (0: as fast as the handler goes).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import sys
@@ -24,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # noqa: E402
 import handler  # noqa: E402
 from evse import DESIGN, register_device  # noqa: E402
 from evse.anomalies import CLOUD_EVENTS, UPLINK_MS  # noqa: E402
@@ -32,6 +32,11 @@ from evse.ids import to_mt  # noqa: E402
 from evse.uplink import encode_uplink  # noqa: E402
 
 from tablewright.runtime import Runtime  # noqa: E402
+
+# Loaded by path: every example has a generate.py, and another one may be imported already.
+_SPEC = importlib.util.spec_from_file_location("evse_generate", Path(__file__).with_name("generate.py"))
+generate = importlib.util.module_from_spec(_SPEC)  # type: ignore[arg-type]
+_SPEC.loader.exec_module(generate)  # type: ignore[union-attr]
 
 MAX_LATE_MS = 90 * 60 * 1000
 MAX_REDELIVERY_MS = 30 * 60 * 1000

@@ -15,6 +15,7 @@ Exit: 0 all stored, 1 some failed, 2 unusable input (rules file, lines that are 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import time
@@ -77,8 +78,12 @@ def read_messages(lines: Iterable[str], now_ms: int) -> Iterable[tuple[int, Mess
 
 def sample_lines(vans: int) -> Iterable[str]:
     """Traffic from ``generate.py``'s vans, as MQTT messages on the three topics."""
-    import generate
-
+    # Loaded by path: every example has a generate.py, and another one may be imported already.
+    spec = importlib.util.spec_from_file_location(
+        "van_telemetry_generate", Path(__file__).with_name("generate.py")
+    )
+    generate = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(generate)  # type: ignore[union-attr]
     for item in generate.generate(seed=7, scale=max(1, vans) / 3)["Message"]:
         payload = {
             k: v for k, v in item.items() if k not in ("thing_name", "timestamp", "message_type", "ttl")

@@ -292,6 +292,8 @@ def test_device_calls_need_a_key_this_service_issued(service, api):
         assert anonymous.get("/v1/devices").status_code == 401
         for wrong in ("0" * 64, "not-hex", ADMIN):
             assert anonymous.get("/v1/devices", headers={"X-API-Key": wrong}).status_code == 401
+        # the key is checked before the body is read: an anonymous client learns nothing of the rules
+        assert anonymous.post("/v1/batches", content=b"{not json").status_code == 401
 
 
 def test_a_revoked_key_is_refused_and_other_keys_keep_working(service, admin, api):

@@ -21,7 +21,15 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import Route
 
-from tablewright.runtime import CursorError, NotFoundError, PatternError, Record, Runtime, ValidationError
+from tablewright.runtime import (
+    ConflictError,
+    CursorError,
+    NotFoundError,
+    PatternError,
+    Record,
+    Runtime,
+    ValidationError,
+)
 
 from . import api_keys, devices, ingestion, readings
 from .http import (
@@ -65,10 +73,10 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
     def device_call(work: Callable[[Request, dict[str, Any]], Any], *, body: bool = False):
         async def endpoint(request: Request) -> JsonResponse:
             try:
-                payload = await json_body(request) if body else {}
                 raw_key = request.headers.get("x-api-key")
                 key = await run_in_threadpool(_authenticate, rt, settings, raw_key)
                 throttle.admit(key["key_id"])
+                payload = await json_body(request) if body else {}  # read only for a known key
                 status, content = await run_in_threadpool(_guarded, work, request, payload)
                 return JsonResponse(content, status_code=status)
             except ApiError as error:
@@ -243,6 +251,11 @@ def _guarded(work: Callable[[Request, dict[str, Any]], Any], request: Request, b
         fields = list({(f["field"], f["rule"]): f for f in fields}.values())  # one per field and rule
         raise ApiError(
             422, "validation_failed", "; ".join(f"{f['field']}: {f['message']}" for f in fields), fields
+        ) from None
+    except ConflictError as error:
+        # Optimistic retries ran out: the device is being written by many requests at once.
+        raise ApiError(
+            409, "concurrent_update", f"{error}; retry the request", **{"Retry-After": "1"}
         ) from None
     except CursorError as error:
         raise field_error("cursor", "cursor", str(error)) from None
