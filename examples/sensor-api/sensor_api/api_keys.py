@@ -95,7 +95,11 @@ def key_status(
     found = list(rt.run("api_key_by_hash", api_key_hash=hash_key(raw_key, pepper_value)))
     active = [r for r in found if r["is_active"]]
     if active:
-        touch_last_used(rt, active[0]["key_id"], now=now)
+        cutoff = rfc3339(utc_now(now) - LAST_USED_INTERVAL)
+        if active[0].get("last_used_at") is None or active[0]["last_used_at"] <= cutoff:
+            # Only a key not marked in the last 5 minutes pays the UpdateItem (its condition still
+            # decides between concurrent requests); every other request reads only.
+            touch_last_used(rt, active[0]["key_id"], now=now)
         return "active", active[0]
     return ("revoked", found[0]) if found else ("unknown", None)
 

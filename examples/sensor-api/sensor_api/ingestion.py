@@ -102,7 +102,8 @@ def ingest_batch(
         result = _one_transaction(rt, marker, values, moment)
     else:
         result = _marker_last(rt, marker, values, moment)
-    _seen(rt, hardware_id, moment)
+    if str(device.get("last_seen_at", "")) < rfc3339(moment):  # else a request this second moved it
+        _seen(rt, hardware_id, moment)
     return result
 
 
