@@ -173,7 +173,9 @@ def test_the_commands_run_a_simulated_day_end_to_end(tmp_path):
         command = [sys.executable, str(EXAMPLE / script), *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
 
-    simulated = run("simulate.py", "--db", db, "--late", "0.1", "--duplicates", "0.1", "--lose", "2")
+    simulated = run(
+        "simulate.py", "--db", db, "--rate", "2000", "--late", "0.1", "--duplicates", "0.1", "--lose", "2"
+    )
     assert simulated.returncode == 0, simulated.stderr
     assert "lost" in simulated.stdout and "duplicate=" in simulated.stdout
     stats = run("jobs.py", "daily-stats", "--db", db, "--day", "2025-11-02")

@@ -382,3 +382,36 @@ def test_start_up_errors_are_one_line_with_the_project_exit_codes(tmp_path):
     assert busy.returncode == 3 and "cannot listen" in busy.stderr
     not_url = run("--endpoint", "localhost:8000", API_KEY_PEPPER=PEPPER, SENSOR_API_ADMIN_TOKEN=ADMIN)
     assert not_url.returncode == 2 and "--endpoint" in not_url.stderr
+
+
+def test_the_same_service_on_a_dynamodb_endpoint(tmp_path):
+    serve = subprocess.Popen(
+        [sys.executable, "-c", "from tablewright.cli import main; main()", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        endpoint = re.search(r"DynamoDB API at (\S+)", serve.stdout.readline()).group(1)
+        env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": PEPPER}
+        process, url = start(tmp_path, "--endpoint", endpoint, env=env)
+        try:
+            admin = {"Authorization": f"Bearer {ADMIN}"}
+            key = httpx.post(f"{url}/admin/api-keys", json={}, headers=admin).json()["api_key"]
+            with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=30) as api:
+                body = {
+                    "hardware_id": MAC,
+                    "boot_id": BOOT,
+                    "firmware_version": "1.0.16",
+                    "capabilities": CAPS,
+                }
+                assert api.post("/v1/devices", json=body).status_code == 201
+                sent = batch(f"{MAC}_endpoint", NOW_MS - 1000)
+                assert api.post("/v1/batches", json=sent).status_code == 201
+                assert api.post("/v1/batches", json=sent).status_code == 200
+            tables = Runtime.open(EXAMPLE / "design.yaml", endpoint_url=endpoint)
+            assert tables.get("ProcessedBatch", batch_id=f"{MAC}_endpoint")["hardware_id"] == MAC
+        finally:
+            stop(process)
+    finally:
+        stop(serve)
