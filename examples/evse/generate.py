@@ -29,6 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from evse.anomalies import divergences  # noqa: E402
 from evse.ids import from_mt, sc_id, to_mt  # noqa: E402  (the folder is not a package)
 from evse.state import apply_event  # noqa: E402
 from evse.stats import aggregate_day  # noqa: E402
@@ -165,6 +166,7 @@ def generate(seed: int, scale: float) -> dict[str, list[dict]]:
     events: list[dict] = []
     states: list[dict] = []
     stats: list[dict] = []
+    anomalies: list[dict] = []
     for index, device in enumerate(registry):
         mine = device_events(seed, index, str(device["wireless_device_id"]))
         events += mine
@@ -173,11 +175,19 @@ def generate(seed: int, scale: float) -> dict[str, list[dict]]:
             state = apply_event(state, {**event, "timestamp_mt": to_mt(int(event["timestamp"]))})
         states.append(state)  # type: ignore[arg-type]
         device_id = sc_id(str(device["wireless_device_id"]))
+        stamped = [{**e, "timestamp_mt": to_mt(int(e["timestamp"]))} for e in mine]
+        owner = {"device_id": device_id, "wireless_device_id": device["wireless_device_id"]}
         for day in DAYS:
-            stamped = [{**e, "timestamp_mt": to_mt(int(e["timestamp"]))} for e in mine]
             todays = [e for e in stamped if e["timestamp_mt"].startswith(day)]
             stats.append(aggregate_day(device_id, day, todays))
-    return {"Device": registry, "Event": events, "DeviceState": states, "DailyStats": stats}
+            anomalies += divergences(owner, day, stamped)  # what the anomaly job records
+    return {
+        "Device": registry,
+        "Event": events,
+        "DeviceState": states,
+        "DailyStats": stats,
+        "Anomaly": anomalies,
+    }
 
 
 def _range(device_id: str, start: str, end: str, **extra: str) -> dict:
@@ -220,6 +230,11 @@ def params(seed: int, scale: float) -> dict[str, list[dict]]:
         "device_state": [{"device_id": d0}, {"device_id": d1}, {"device_id": d2}, {"device_id": nobody}],
         "fleet_overview": [{}],
         "device": [{"device_id": d0}, {"device_id": nobody}],
+        "device_anomalies": [{"device_id": d1}, {"device_id": nobody}],
+        "fleet_anomalies": [
+            {"kind": "divergence", "since": "2025-11-01 00:00:00.000"},
+            {"kind": "ota_stuck", "since": "2025-11-01 00:00:00.000"},  # none in the sample
+        ],
         "daily_stats": [
             {"device_id": d0, "from": "2025-11-01", "to": "2025-11-02"},
             {"device_id": d1, "from": "2025-11-02", "to": "2025-11-02"},

@@ -21,7 +21,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from tablewright.runtime import NotFoundError, Record, Runtime, RuntimeFailure, UniquenessError
+from tablewright.runtime import (
+    ConditionFailedError,
+    NotFoundError,
+    Record,
+    Runtime,
+    RuntimeFailure,
+    UniquenessError,
+)
 
 DESIGN = Path(__file__).with_name("design.yaml")
 MAX_VENDORS_PER_ORG = 50  # "20-50 max per org": 20 is the usual, 50 the cap
@@ -187,6 +194,43 @@ class Woms:
         for plant_id in self._active_plant_ids(work_order_id):
             self.release_plant(work_order_id, plant_id)
         return order  # type: ignore[return-value]
+
+    def reopen_work_order(self, work_order_id: int) -> Record:
+        """Reopen a CLOSED work order (status OPEN); anything else is refused by name.
+
+        The plants released at close are not taken back: by now they may be active in another work
+        order, and one active work order per plant wins over restoring the old list. Reassign them
+        with ``assign_plant`` (the mappings kept as history show which they were). The status moves
+        under a condition, so of two concurrent reopen/close calls each sees the state it changes.
+        """
+        key = {"work_order_id": work_order_id}
+        order = self._require("WorkOrder", f"reopening work order {work_order_id}", **key)
+        assert order is not None
+        if order["status"] != "CLOSED":
+            raise HierarchyError(
+                f"work order {work_order_id} is {order['status']}, not CLOSED: nothing to reopen"
+            )
+        try:
+            result = self.rt.update(
+                "WorkOrder",
+                key,
+                {"status": "OPEN"},
+                condition="status = :closed",
+                condition_params={"closed": "CLOSED"},
+            )
+        except ConditionFailedError:
+            raise HierarchyError(
+                f"work order {work_order_id} changed while being reopened; read it again"
+            ) from None
+        return result.record  # type: ignore[return-value]
+
+    def released_plants(self, work_order_id: int) -> list[int]:
+        """Plants that were in a work order and are no longer active in it (its history)."""
+        return [
+            m["plant_id"]
+            for m in self.rt.run("work_order_plants", work_order_id=work_order_id)
+            if not m.get("is_active")
+        ]
 
     # ------------------------------------------------------------------------------------ work orders
     def active_work_order(self, plant_id: int) -> int | None:

@@ -28,7 +28,7 @@ from evse_ids import sc_id  # noqa: E402
 
 # Two real UUIDs whose SHA-256 share the first 4 bytes (SC-2BA1CFF5), as in test_evse.py.
 COLLIDING = ("5587535f-04d7-465f-bdd1-31e4fbf70485", "bea35188-63ab-4dfc-b4b6-93c319aa94f3")
-NEW_TABLES = ["evse-daily-stats", "evse-device-state", "evse-devices", "evse-events"]
+NEW_TABLES = ["evse-anomalies", "evse-daily-stats", "evse-device-state", "evse-devices", "evse-events"]
 SERIALIZER = TypeSerializer()
 
 

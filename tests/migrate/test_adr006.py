@@ -33,6 +33,7 @@ def test_plan_migrates_every_legacy_table(legacy_db: Path, tmp_path: Path) -> No
     assert sorted(client.list_tables()["TableNames"]) == [
         "daily-aggregates-rejects",  # where rows that cannot be migrated are kept (empty here)
         "device-registry-rejects",
+        "evse-anomalies",
         "evse-daily-stats",
         "evse-device-state",
         "evse-devices",

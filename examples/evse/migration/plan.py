@@ -54,6 +54,7 @@ PLAN = Plan(
         ),
         _table(transforms.EVENTS),  # with its event-type-index GSI
         _table(transforms.DEVICE_STATE),
+        _table("evse-anomalies"),  # new, empty: what the anomaly job (jobs.py) records
         # Events and sentinels are one scan: events are re-keyed, sentinels fold into device state.
         Copy(EVENTS, transforms.EVENTS, transforms.event, delete_source=True, name="events"),
         Rename(

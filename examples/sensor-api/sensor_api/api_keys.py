@@ -15,6 +15,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from botocore.exceptions import ClientError
 
@@ -24,6 +25,7 @@ from tablewright.runtime.wire import item_to_wire
 from .clock import rfc3339, utc_now
 
 PEPPER_VARIABLE = "API_KEY_PEPPER"
+PEPPER_FILE_VARIABLE = "API_KEY_PEPPER_FILE"
 RAW_KEY_BYTES = 32  # "64-character hex string (32 bytes random)"
 LAST_USED_INTERVAL = timedelta(minutes=5)
 _RAW_KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -56,12 +58,18 @@ def hash_key(raw_key: str, pepper_value: str | None = None) -> str:
     return hashlib.sha256(((pepper_value or pepper()) + raw_key).encode()).hexdigest()
 
 
-def create_api_key(rt: Runtime, description: str | None = None, *, now: datetime | None = None) -> CreatedKey:
+def create_api_key(
+    rt: Runtime,
+    description: str | None = None,
+    *,
+    now: datetime | None = None,
+    pepper_value: str | None = None,
+) -> CreatedKey:
     """Create an active key; the only place the raw key ever exists is the returned value."""
     raw_key = secrets.token_hex(RAW_KEY_BYTES)
     values: dict[str, object] = {
         "key_id": str(uuid.uuid4()),
-        "api_key_hash": hash_key(raw_key),
+        "api_key_hash": hash_key(raw_key, pepper_value),
         "is_active": True,
     }
     if description is not None:
@@ -70,16 +78,48 @@ def create_api_key(rt: Runtime, description: str | None = None, *, now: datetime
     return CreatedKey(raw_key, result.record)  # type: ignore[arg-type]
 
 
-def authenticate(rt: Runtime, raw_key: str, *, now: datetime | None = None) -> Record | None:
+def authenticate(
+    rt: Runtime, raw_key: str, *, now: datetime | None = None, pepper_value: str | None = None
+) -> Record | None:
     """The active key record for a presented raw key, or None; marks it used (throttled)."""
+    status, record = key_status(rt, raw_key, now=now, pepper_value=pepper_value)
+    return record if status == "active" else None
+
+
+def key_status(
+    rt: Runtime, raw_key: str, *, now: datetime | None = None, pepper_value: str | None = None
+) -> tuple[str, Record | None]:
+    """``("active", record)`` (marked used), ``("revoked", record)`` or ``("unknown", None)``."""
     if not isinstance(raw_key, str) or not _RAW_KEY.match(raw_key):
-        return None  # not a key we could have issued: no lookup, no timing signal from the table
-    found = [r for r in rt.run("api_key_by_hash", api_key_hash=hash_key(raw_key)) if r["is_active"]]
-    if not found:
-        return None
-    record = found[0]
-    touch_last_used(rt, record["key_id"], now=now)
-    return record
+        return "unknown", None  # not a key we could have issued: no lookup, no timing signal
+    found = list(rt.run("api_key_by_hash", api_key_hash=hash_key(raw_key, pepper_value)))
+    active = [r for r in found if r["is_active"]]
+    if active:
+        cutoff = rfc3339(utc_now(now) - LAST_USED_INTERVAL)
+        if active[0].get("last_used_at") is None or active[0]["last_used_at"] <= cutoff:
+            # Only a key not marked in the last 5 minutes pays the UpdateItem (its condition still
+            # decides between concurrent requests); every other request reads only.
+            touch_last_used(rt, active[0]["key_id"], now=now)
+        return "active", active[0]
+    return ("revoked", found[0]) if found else ("unknown", None)
+
+
+def load_pepper(path: str | os.PathLike | None = None) -> str:
+    """The pepper from the secret file ``path`` (or ``API_KEY_PEPPER_FILE``), else ``API_KEY_PEPPER``.
+
+    A secret file is what container platforms mount (Docker/Kubernetes secrets); its trailing
+    newline is not part of the pepper. Refuses an empty pepper either way.
+    """
+    path = path or os.environ.get(PEPPER_FILE_VARIABLE) or None
+    if path is None:
+        return pepper()
+    try:
+        value = Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+    except OSError as error:
+        raise PepperMissingError(f"pepper file {path}: {error.strerror or error}") from None
+    if not value:
+        raise PepperMissingError(f"pepper file {path} is empty: API keys cannot be hashed")
+    return value
 
 
 def touch_last_used(rt: Runtime, key_id: str, *, now: datetime | None = None) -> bool:

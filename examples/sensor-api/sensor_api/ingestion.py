@@ -20,7 +20,6 @@ operation 0 (the marker) means the batch was already processed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -32,6 +31,7 @@ from .clock import rfc3339, utc_now
 
 MAX_READINGS = 100  # "Batch Size: 1-100 readings per request"
 MAX_TRANSACTION_ACTIONS = 100  # DynamoDB TransactWriteItems
+SEEN_ATTEMPTS = 8  # optimistic retries of the activity update under a storm of one device's requests
 MARKER_OPERATION = 0  # the marker is the first operation of the one-transaction plan
 # The window of reading timestamps whose TTL (timestamp + 90 days) DynamoDB acts on as the retention
 # means: TTL deletes ignore items whose TTL is more than five years in the past, and a clock running
@@ -39,6 +39,7 @@ MARKER_OPERATION = 0  # the marker is the first operation of the one-transaction
 OLDEST_READING = timedelta(days=5 * 365 - 90)
 NEWEST_READING = timedelta(days=1)
 BATCH_FIELDS = ("hardware_id", "batch_id")  # the batch's, never a reading's own
+REPLAY_COMPARED = ("boot_id", "firmware_version", "sensors", "sensor_status")
 
 
 class UnknownDeviceError(LookupError):
@@ -46,7 +47,7 @@ class UnknownDeviceError(LookupError):
 
 
 class BatchConflictError(RuntimeError):
-    """The batch_id was already processed for another device: not a retry, a collision."""
+    """The batch_id was already processed for another device or with other readings: not a retry."""
 
 
 @dataclass
@@ -101,7 +102,8 @@ def ingest_batch(
         result = _one_transaction(rt, marker, values, moment)
     else:
         result = _marker_last(rt, marker, values, moment)
-    _seen(rt, hardware_id, moment)
+    if str(device.get("last_seen_at", "")) < rfc3339(moment):  # else a request this second moved it
+        _seen(rt, hardware_id, moment)
     return result
 
 
@@ -113,15 +115,23 @@ def _seen(rt: Runtime, hardware_id: str, moment: datetime) -> None:
     a device would contend on its Device item and take a transaction action from the batch.
     """
     seen = rfc3339(moment)
-    with suppress(ConditionFailedError):  # a request at least as recent already moved it
-        rt.update(
-            "Device",
-            {"hardware_id": hardware_id},
-            {"last_seen_at": seen},
-            condition="last_seen_at < :seen",
-            condition_params={"seen": seen},
-            now=moment,
-        )
+    for _ in range(SEEN_ATTEMPTS):
+        try:
+            rt.update(
+                "Device",
+                {"hardware_id": hardware_id},
+                {"last_seen_at": seen},
+                condition="last_seen_at < :seen",
+                condition_params={"seen": seen},
+                now=moment,
+            )
+            return
+        except ConditionFailedError:
+            return  # a request at least as recent already moved it
+        except ConflictError:
+            continue  # a concurrent request of the same device wrote the item in between: re-read
+    # Still contended after SEEN_ATTEMPTS: the concurrent writers carry the same or a later time,
+    # so last_seen_at is moved by them; the batch itself is stored either way.
 
 
 def _foreign_batch_fields(
@@ -197,7 +207,7 @@ def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetim
     except ConflictError as error:
         if getattr(error, "operation", None) != MARKER_OPERATION:
             raise
-        return _duplicate(rt, marker, len(values))
+        return _duplicate(rt, marker, values)
     return IngestResult("accepted", marker["batch_id"], len(values), result.plan)
 
 
@@ -205,7 +215,7 @@ def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -
     """Readings in transactions of at most 100 actions, then the marker (see the module docstring)."""
     processed = rt.get("ProcessedBatch", batch_id=marker["batch_id"])
     if processed is not None:
-        return _duplicate(rt, marker, len(values), processed)
+        return _duplicate(rt, marker, values, processed)
     chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
     for chunk in chunks:
         # A retry after a crash between chunks rewrites the same readings: an explicit replace.
@@ -214,16 +224,44 @@ def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -
         rt.put("ProcessedBatch", marker, now=now)
     except ConflictError:
         # A concurrent retry of the same batch wrote the marker first: same items, one copy.
-        return _duplicate(rt, marker, len(values))
+        return _duplicate(rt, marker, values)
     plan = f"{len(chunks)} transaction{'s' if len(chunks) > 1 else ''} of readings + marker"
     return IngestResult("accepted", marker["batch_id"], len(values), plan)
 
 
-def _duplicate(rt: Runtime, marker: dict, count: int, processed: Mapping | None = None) -> IngestResult:
+def _duplicate(
+    rt: Runtime, marker: dict, values: Sequence[Mapping[str, object]], processed: Mapping | None = None
+) -> IngestResult:
     stored = processed or rt.get("ProcessedBatch", batch_id=marker["batch_id"])
     if stored is not None and stored["hardware_id"] != marker["hardware_id"]:
         raise BatchConflictError(
             f"batch_id {marker['batch_id']!r} was processed for device {stored['hardware_id']}, "
             f"not {marker['hardware_id']}"
         )
-    return IngestResult("duplicate", str(marker["batch_id"]), count, "already processed")
+    difference = _replay_difference(rt, values)
+    if difference:
+        raise BatchConflictError(
+            f"batch_id {marker['batch_id']!r} was processed with other readings: {difference}"
+        )
+    return IngestResult("duplicate", str(marker["batch_id"]), len(values), "already processed")
+
+
+def _replay_difference(rt: Runtime, values: Sequence[Mapping[str, object]]) -> str | None:
+    """What a replay changes in the stored batch (None when it is the same batch sent again).
+
+    Only duplicates pay these reads (one GetItem per reading). The friendly_name snapshot is left
+    out: a rename between the first delivery and the retry does not make the retry another batch.
+    """
+    for index, value in enumerate(values):
+        stored = rt.get(
+            "Reading",
+            hardware_id=value["hardware_id"],
+            timestamp_ms=value["timestamp_ms"],
+            batch_id=value["batch_id"],
+        )
+        if stored is None:
+            return f"reading [{index}] (timestamp_ms {value['timestamp_ms']}) is not in the stored batch"
+        for name in REPLAY_COMPARED:
+            if stored.get(name) != value.get(name):
+                return f"reading [{index}].{name} differs from the stored reading"
+    return None

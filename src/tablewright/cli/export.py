@@ -51,7 +51,12 @@ def export(design_path: str, fmt: str, out: str | None) -> None:
                     json.dumps(request, indent=2) + "\n", encoding="utf-8"
                 )
         return
-    text = run_export(design, fmt, design_path=design_path)
+    from tablewright.export.pipelines import PipelineError
+
+    try:
+        text = run_export(design, fmt, design_path=design_path)
+    except PipelineError as error:
+        raise CommandError(str(error)) from None
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text, encoding="utf-8")

@@ -7,6 +7,7 @@ one target and plan version) and a verification of every copy. See docs/migrate.
 """
 
 from .context import MigrationError
+from .load import Load, RowSource, SqliteRows
 from .loader import load_plan
 from .runner import Report, run_plan
 from .state import CorruptProgress
@@ -21,12 +22,15 @@ __all__ = [
     "CreateIndex",
     "CreateTable",
     "DeleteTable",
+    "Load",
     "Merge",
     "MigrationError",
     "Plan",
     "ProgressMismatch",
     "Put",
     "Rename",
+    "RowSource",
+    "SqliteRows",
     "Report",
     "Target",
     "Verification",

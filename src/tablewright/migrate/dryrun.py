@@ -13,6 +13,7 @@ from typing import Any
 from . import tables
 from .context import Context
 from .io import bind_transform, outputs
+from .load import Load, preview_load
 from .parallel import scan_parallel
 from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Item, Merge
 
@@ -117,4 +118,5 @@ PREVIEWS: dict[type, Callable[[Context, Any], dict[str, Any]]] = {
     Copy: _copy,
     Backfill: _backfill,
     DeleteTable: _delete_table,
+    Load: preview_load,
 }

@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 from . import tables
 from .context import Context, MigrationError
 from .io import KeySchemas, Writer, bind_transform, encode, outputs
+from .load import Load, run_load
 from .parallel import scan_parallel
 from .progress import Bar
 from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Item
@@ -183,4 +184,5 @@ EXECUTORS: dict[type, Callable[[Context, Any], dict[str, Any]]] = {
     Copy: _copy,
     Backfill: _backfill,
     DeleteTable: _delete_table,
+    Load: run_load,
 }

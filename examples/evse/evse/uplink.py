@@ -1,0 +1,79 @@
+"""IoT Wireless uplink events -> Event values: the decoding the ingestion Lambda does first.
+
+An AWS IoT Wireless (Sidewalk) destination hands the Lambda ``{"WirelessDeviceId": uuid,
+"PayloadData": base64, "WirelessMetadata": {"Sidewalk": {"Timestamp": RFC 3339, "Seq": n, ...}}}``.
+The ADR does not fix the payload's encoding; decision (README): the charger firmware sends one JSON
+object (``event_type`` and that type's fields) and the network's receive ``Timestamp`` is the
+event's instant (``timestamp``, Unix ms), so a late delivery keeps the time it happened.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+
+# Derived by the design, never taken from a payload (same rule as the migration's).
+DERIVED = ("device_id", "timestamp_mt", "timestamp", "wireless_device_id", "collision_offset_ms")
+
+
+class UplinkError(ValueError):
+    """The uplink cannot be decoded into an event: says which part and why."""
+
+
+def encode_uplink(
+    wireless_device_id: str, timestamp_ms: int, body: Mapping[str, object], seq: int = 0
+) -> dict:
+    """The IoT Wireless event for one payload (what the simulator sends; the inverse of ``decode``)."""
+    payload = json.dumps(dict(body), default=_number, separators=(",", ":")).encode()
+    moment = datetime.fromtimestamp(timestamp_ms / 1000, UTC)
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{timestamp_ms % 1000:03d}Z"
+    return {
+        "WirelessDeviceId": wireless_device_id,
+        "PayloadData": base64.b64encode(payload).decode(),
+        "WirelessMetadata": {"Sidewalk": {"Timestamp": stamp, "Seq": seq}},
+    }
+
+
+def _number(value: object) -> object:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def decode_uplink(message: Mapping[str, object]) -> dict[str, object]:
+    """The Event values of one uplink; ``UplinkError`` naming the field at fault."""
+    if not isinstance(message, Mapping):
+        raise UplinkError(f"the event is a {type(message).__name__}, not an object")
+    wireless = message.get("WirelessDeviceId")
+    if not isinstance(wireless, str) or not wireless:
+        raise UplinkError("WirelessDeviceId is missing or not a string")
+    try:
+        raw = base64.b64decode(str(message.get("PayloadData", "")), validate=True)
+        body = json.loads(raw, parse_float=Decimal)
+    except (binascii.Error, ValueError) as error:
+        raise UplinkError(f"PayloadData is not base64 JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise UplinkError(f"PayloadData holds a {type(body).__name__}, not an object")
+    named = sorted(set(body) & set(DERIVED))
+    if named:
+        raise UplinkError(f"PayloadData names derived attributes {', '.join(named)}")
+    return {**body, "wireless_device_id": wireless, "timestamp": _received_ms(message)}
+
+
+def _received_ms(message: Mapping[str, object]) -> int:
+    sidewalk = (message.get("WirelessMetadata") or {}).get("Sidewalk") or {}  # type: ignore[union-attr]
+    stamp = sidewalk.get("Timestamp") if isinstance(sidewalk, Mapping) else None
+    if not isinstance(stamp, str):
+        raise UplinkError("WirelessMetadata.Sidewalk.Timestamp is missing")
+    try:
+        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} is not RFC 3339") from None
+    if moment.tzinfo is None:
+        raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} has no offset")
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000

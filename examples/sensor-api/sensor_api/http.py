@@ -1,0 +1,160 @@
+"""HTTP plumbing of the service: JSON in and out, errors that name the field, credentials, throttling.
+
+Everything here is about the wire, nothing about tables: ``service`` holds the routes and calls the
+domain modules (``devices``, ``ingestion``, ``readings``, ``api_keys``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+MAX_BODY_BYTES = 1_048_576  # 100 readings are ~50 KB; anything near 1 MB is not a batch
+
+
+class ApiError(Exception):
+    """An answer other than success: status, a machine-readable code, a sentence, the fields at fault."""
+
+    def __init__(
+        self, status: int, code: str, message: str, fields: Iterable[Mapping[str, str]] = (), **headers: str
+    ) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.fields = list(fields)
+        self.headers = headers
+
+
+def field_error(field: str, rule: str, message: str) -> ApiError:
+    """422 for one field."""
+    return ApiError(
+        422, "validation_failed", f"{field}: {message}", [{"field": field, "rule": rule, "message": message}]
+    )
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+class JsonResponse(Response):
+    """JSON with DynamoDB numbers (Decimal) written as JSON numbers."""
+
+    media_type = "application/json"
+
+    def render(self, content: object) -> bytes:
+        return json.dumps(content, default=_plain, separators=(",", ":")).encode()
+
+
+def error_response(error: ApiError) -> JsonResponse:
+    body: dict[str, object] = {"error": error.code, "message": error.message}
+    if error.fields:
+        body["fields"] = error.fields
+    return JsonResponse(body, status_code=error.status, headers=error.headers or None)
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+async def json_body(request: Request) -> dict[str, object]:
+    """The request's JSON object; numbers as Decimal (exact, what DynamoDB stores); 400/413/422 otherwise."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        body = json.loads(raw, parse_float=Decimal, parse_constant=_no_constants)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ApiError(400, "malformed_json", f"the body is not JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise field_error("body", "type", f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def check_fields(
+    body: Mapping[str, object],
+    required: Mapping[str, type | tuple[type, ...]],
+    optional: Mapping[str, object],
+) -> None:
+    """Every missing, mistyped or unknown top-level field, all at once (422 naming each)."""
+    problems = []
+    for name, kind in required.items():
+        if name not in body or body[name] is None:
+            problems.append({"field": name, "rule": "required", "message": "is required"})
+        elif not isinstance(body[name], kind) or isinstance(body[name], bool) and kind is not bool:
+            problems.append({"field": name, "rule": "type", "message": f"must be {_kind_name(kind)}"})
+    for name in body:
+        if name not in required and name not in optional:
+            problems.append(
+                {"field": name, "rule": "unknown_field", "message": "is not a field of this request"}
+            )
+    if problems:
+        raise ApiError(
+            422, "validation_failed", "; ".join(f"{p['field']}: {p['message']}" for p in problems), problems
+        )
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {str: "a string", dict: "an object", list: "an array", bool: "a boolean"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def int_param(request: Request, name: str, *, required: bool, low: int, high: int) -> int | None:
+    """A whole-number query parameter within [low, high]; 422 naming it otherwise."""
+    text = request.query_params.get(name)
+    if text is None or text.strip() == "":
+        if required:
+            raise field_error(name, "required", "is required")
+        return None
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise field_error(name, "type", f"must be a whole number, got {text!r}") from None
+    if not low <= value <= high:
+        raise field_error(name, "range", f"must be between {low} and {high}, got {value}")
+    return value
+
+
+class Throttle:
+    """A token bucket per API key: ``rate`` requests a second, bursts up to ``burst``.
+
+    In-process, so it limits one service process; a fleet of them behind a load balancer would
+    share the limit through API Gateway usage plans instead (README).
+    """
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, key_id: str) -> None:
+        """Take one token for ``key_id`` or raise 429 with the seconds until the next one."""
+        if self.rate <= 0:
+            return
+        now = time.monotonic()
+        with self._lock:
+            tokens, stamp = self._buckets.get(key_id, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
+            if tokens < 1:
+                self._buckets[key_id] = (tokens, now)
+                wait = math.ceil((1 - tokens) / self.rate)
+                raise ApiError(
+                    429,
+                    "throttled",
+                    f"more than {self.rate:g} requests/s for this API key",
+                    **{"Retry-After": str(wait)},
+                )
+            self._buckets[key_id] = (tokens - 1, now)

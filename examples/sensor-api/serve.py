@@ -1,0 +1,99 @@
+"""Start the sensor API: ``python examples/sensor-api/serve.py --db sensor.db`` (README, "Run it").
+
+Tables live in the embedded engine (``--db FILE``, or in memory without it) or behind a DynamoDB
+endpoint (``--endpoint URL``: Amazon DynamoDB, ``tablewright serve``). The pepper comes from
+``API_KEY_PEPPER`` or a secret file (``--pepper-file`` / ``API_KEY_PEPPER_FILE``); the admin token
+from ``SENSOR_API_ADMIN_TOKEN`` or ``--admin-token-file`` / ``SENSOR_API_ADMIN_TOKEN_FILE``.
+Exit codes follow the project: 2 for unusable input (missing secret, bad argument), 3 for the
+environment (port in use, endpoint unreachable, database locked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import socket
+import sys
+from pathlib import Path
+
+import uvicorn
+from botocore.exceptions import BotoCoreError, ClientError
+from sensor_api import DESIGN, api_keys
+from sensor_api.service import Settings, create_app
+
+from tablewright.runtime import Runtime
+
+ADMIN_VARIABLE = "SENSOR_API_ADMIN_TOKEN"
+ADMIN_FILE_VARIABLE = "SENSOR_API_ADMIN_TOKEN_FILE"
+PROGRAM = "sensor-api serve"
+
+
+def fail(code: int, message: str) -> None:
+    print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def admin_token(path: str | None) -> str:
+    path = path or os.environ.get(ADMIN_FILE_VARIABLE) or None
+    if path is not None:
+        try:
+            value = Path(path).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            fail(2, f"admin token file {path}: {error.strerror or error}")
+    else:
+        value = os.environ.get(ADMIN_VARIABLE, "").strip()
+    if len(value) < 16:
+        fail(2, f"set {ADMIN_VARIABLE} (or --admin-token-file) to a secret of at least 16 characters")
+    return value
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n")[0])
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--db", help="SQLite file of the embedded engine (in memory if neither is given)")
+    where.add_argument("--endpoint", help="DynamoDB endpoint URL (Amazon DynamoDB, tablewright serve)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one (default 8080)")
+    parser.add_argument("--pepper-file", help="file holding the API key pepper (else API_KEY_PEPPER)")
+    parser.add_argument("--admin-token-file", help=f"file holding the admin token (else {ADMIN_VARIABLE})")
+    parser.add_argument("--rate", type=float, default=50.0, help="requests/s per API key (0: no limit)")
+    parser.add_argument("--burst", type=int, default=100, help="requests one key may send at once")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port {args.port} is not a port (0-65535)")
+    if args.endpoint and not args.endpoint.startswith(("http://", "https://")):
+        parser.error(f"--endpoint {args.endpoint!r} is not an http(s) URL")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    try:
+        pepper = api_keys.load_pepper(args.pepper_file)
+    except api_keys.PepperMissingError as error:
+        fail(2, str(error))
+    settings = Settings(
+        pepper=pepper, admin_token=admin_token(args.admin_token_file), rate=args.rate, burst=args.burst
+    )
+    # Cursors are signed: a secret derived from the pepper keeps them valid across restarts and
+    # processes of one deployment, and useless to anyone without the pepper.
+    secret = hashlib.sha256(b"sensor-api cursors\0" + pepper.encode()).digest()
+    try:
+        rt = Runtime.open(DESIGN, endpoint_url=args.endpoint, db=args.db, secret=secret)
+        rt.create_tables()
+    except (ClientError, BotoCoreError, OSError) as error:
+        fail(3, f"cannot open the tables at {args.endpoint or args.db or 'memory'}: {error}")
+    try:
+        sock = socket.create_server((args.host, args.port))
+    except OSError as error:
+        fail(3, f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
+    host, port = sock.getsockname()[:2]
+    store = args.endpoint or (f"file {args.db}" if args.db else "memory (nothing kept after exit)")
+    print(f"sensor-api: listening on http://{host}:{port}  (tables: {store})", flush=True)
+    config = uvicorn.Config(create_app(rt, settings), log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
