@@ -1,0 +1,453 @@
+"""ExportTableToPointInTime, DescribeExport, ListExports, ImportTable, DescribeImport, ListImports.
+
+A local folder stands for Amazon S3: bucket ``B`` is the folder ``<root>/B`` and an object key is a path
+below it. ``<root>`` is ``$TABLEWRIGHT_S3_ROOT`` when set, else the folder ``s3`` beside the database
+file (an in-memory engine: ``tablewright-s3`` in the system's temporary folder). Exports are written
+as DynamoDB writes them (``<prefix>/AWSDynamoDB/<ExportId>/`` with ``_started``,
+``manifest-summary.json``, ``manifest-files.json``, their ``.checksum`` files and ``data/*.json.gz`` or
+``data/*.ion.gz``), so that tools reading real exports read these; ImportTable reads such data files
+(DYNAMODB_JSON, ION or CSV; GZIP, ZSTD-less or uncompressed) into a new table. Both run to completion
+before the request returns. See docs/backups.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import datetime
+import gzip
+import hashlib
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .. import snapshots
+from ..errors import (
+    DynamoDBError,
+    ExportNotFoundException,
+    ImportNotFoundException,
+    InvalidExportTimeException,
+    PointInTimeRecoveryUnavailableException,
+    ValidationException,
+)
+from .backups import source_table
+from .pitr import restore_window
+from .tables import create_table, table_name_from_arn
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+ION_SET_ANNOTATIONS = {"SS": "$dynamodb_SS", "NS": "$dynamodb_NS", "BS": "$dynamodb_BS"}
+_ION_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+_ION_KEYWORDS = frozenset({"true", "false", "null", "nan"})
+
+
+# --------------------------------------------------------------------------------------- the bucket
+
+
+def s3_root(engine: Engine) -> Path:
+    """The folder standing for S3: each bucket is a folder in it."""
+    configured = os.environ.get("TABLEWRIGHT_S3_ROOT")
+    if configured:
+        return Path(configured)
+    if engine.store.path:
+        return Path(engine.store.path).resolve().parent / "s3"
+    return Path(tempfile.gettempdir()) / "tablewright-s3"
+
+
+def _bucket(engine: Engine, bucket: str) -> Path:
+    if not bucket or "/" in bucket or bucket in (".", ".."):
+        raise ValidationException(f"Invalid S3Bucket: {bucket!r} is not a bucket name")
+    return s3_root(engine) / bucket
+
+
+def _key_path(folder: Path, key: str) -> Path:
+    parts = [p for p in key.split("/") if p]
+    if any(p in (".", "..") for p in parts):
+        raise ValidationException(f"Invalid S3 key prefix: {key!r}")
+    return folder.joinpath(*parts)
+
+
+def _iso(moment: float) -> str:
+    return datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _job_arn(engine: Engine, table: str, kind: str) -> str:
+    return f"{engine.arn(table)}/{kind}/{int(engine.clock() * 1000):017d}-{os.urandom(4).hex()}"
+
+
+# ---------------------------------------------------------------------------------------- Ion text
+
+
+def ion_text(value: dict) -> str:
+    """A DynamoDB attribute value as the Ion text DynamoDB exports write (sets annotated, numbers decimal)."""
+    ((kind, payload),) = value.items()
+    if kind == "S":
+        return orjson.dumps(payload).decode()
+    if kind == "N":
+        return _ion_decimal(payload)
+    if kind == "B":
+        return "{{" + payload + "}}"
+    if kind == "BOOL":
+        return "true" if payload else "false"
+    if kind == "NULL":
+        return "null"
+    if kind in ION_SET_ANNOTATIONS:
+        members = [ion_text({kind[0]: member}) for member in payload]
+        return f"{ION_SET_ANNOTATIONS[kind]}::[{','.join(members)}]"
+    if kind == "L":
+        return "[" + ",".join(ion_text(v) for v in payload) + "]"
+    return ion_struct(payload)
+
+
+def ion_struct(attributes: dict) -> str:
+    fields = []
+    for name, value in attributes.items():
+        label = (
+            name if _ION_IDENTIFIER.match(name) and name not in _ION_KEYWORDS else orjson.dumps(name).decode()
+        )
+        fields.append(f"{label}:{ion_text(value)}")
+    return "{" + ",".join(fields) + "}"
+
+
+def _ion_decimal(number: str) -> str:
+    mantissa, _, exponent = number.lower().partition("e")
+    if "." not in mantissa:
+        mantissa += "."
+    return f"{mantissa}d{exponent}" if exponent else mantissa
+
+
+def _from_ion(value: Any) -> dict:
+    """An amazon-ion value read from an ION export, as a DynamoDB attribute value."""
+    import decimal
+
+    annotations = [a.text for a in getattr(value, "ion_annotations", ())]
+    for kind, annotation in ION_SET_ANNOTATIONS.items():
+        if annotation in annotations:
+            return {kind: [next(iter(_from_ion(v).values())) for v in value]}
+    if value is None or getattr(value, "ion_type", None) is not None and value.ion_type.name == "NULL":
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, str):
+        return {"S": str(value)}
+    if isinstance(value, int | float | decimal.Decimal):
+        return {"N": _number_text(value)}
+    if isinstance(value, bytes):
+        return {"B": base64.b64encode(value).decode()}
+    if isinstance(value, dict):
+        return {"M": {str(k): _from_ion(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"L": [_from_ion(v) for v in value]}
+    raise ValueError(f"an Ion value of type {type(value).__name__} has no DynamoDB type")
+
+
+def _number_text(value: Any) -> str:
+    import decimal
+
+    number = decimal.Decimal(str(value)) if not isinstance(value, decimal.Decimal) else value
+    text = format(number, "f") if -30 < number.adjusted() < 30 else str(number)
+    return text.rstrip("0").rstrip(".") if "." in text and "E" not in text.upper() else text
+
+
+# -------------------------------------------------------------------------------------------- export
+
+
+def export_table_to_point_in_time(engine: Engine, request: dict) -> dict:
+    if request.get("ExportType", "FULL_EXPORT") != "FULL_EXPORT":
+        raise ValidationException(
+            "ExportType INCREMENTAL_EXPORT is not supported by this engine; use FULL_EXPORT"
+        )
+    name = table_name_from_arn(engine, request["TableArn"])
+    export_format = request.get("ExportFormat", "DYNAMODB_JSON")
+    bucket = _bucket(engine, request["S3Bucket"])
+    prefix = request.get("S3Prefix", "")
+    with engine.store.read() as conn:
+        meta = source_table(engine, name)
+        window = restore_window(engine, meta)
+        if window is None:
+            raise PointInTimeRecoveryUnavailableException(
+                f"Point in time recovery is not enabled for table '{name}'"
+            )
+        moment = float(request.get("ExportTime", window[1]))
+        if not window[0] <= moment <= window[1]:
+            raise InvalidExportTimeException(
+                f"Export time is not within the point-in-time recovery window of table '{name}'"
+            )
+        rows = snapshots.rows_at(conn, meta, moment)
+        table_id = meta.description["TableId"]
+    started = engine.clock()
+    arn = _job_arn(engine, name, "export")
+    export_id = arn.rsplit("/", 1)[1]
+    base = "/".join(p for p in (prefix.strip("/"), "AWSDynamoDB", export_id) if p)
+    folder = _key_path(bucket, base)
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "_started").write_bytes(b"")
+    suffix, lines = _export_lines(export_format, rows)
+    data_key = f"{base}/data/{os.urandom(8).hex()}.{suffix}.gz"
+    payload = gzip.compress("".join(lines).encode())
+    _key_path(bucket, data_key).write_bytes(payload)
+    md5 = hashlib.md5(payload, usedforsecurity=False)
+    billed = sum(size for size, _ in rows)
+    files = {
+        "itemCount": len(rows),
+        "md5Checksum": base64.b64encode(md5.digest()).decode(),
+        "etag": md5.hexdigest(),
+        "dataFileS3Key": data_key,
+    }
+    ended = engine.clock()
+    summary = {
+        "version": "2020-06-30",
+        "exportArn": arn,
+        "startTime": _iso(started),
+        "endTime": _iso(ended),
+        "tableArn": engine.arn(name),
+        "tableId": table_id,
+        "exportTime": _iso(moment),
+        "s3Bucket": request["S3Bucket"],
+        "s3Prefix": prefix or None,
+        "s3SseAlgorithm": request.get("S3SseAlgorithm", "AES256"),
+        "s3SseKmsKeyId": request.get("S3SseKmsKeyId"),
+        "manifestFilesS3Key": f"{base}/manifest-files.json",
+        "billedSizeBytes": billed,
+        "itemCount": len(rows),
+        "outputFormat": export_format,
+        "exportType": "FULL_EXPORT",
+    }
+    for file_name, content in (
+        ("manifest-files.json", orjson.dumps(files) + b"\n"),
+        ("manifest-summary.json", orjson.dumps(summary)),
+    ):
+        (folder / file_name).write_bytes(content)
+        checksum = hashlib.md5(content, usedforsecurity=False).hexdigest()
+        (folder / file_name.replace(".json", ".checksum")).write_text(checksum)
+    description = {
+        "ExportArn": arn,
+        "ExportStatus": "COMPLETED",
+        "StartTime": started,
+        "EndTime": ended,
+        "ExportManifest": f"{base}/manifest-summary.json",
+        "TableArn": engine.arn(name),
+        "TableId": table_id,
+        "ExportTime": moment,
+        "S3Bucket": request["S3Bucket"],
+        "S3SseAlgorithm": summary["s3SseAlgorithm"],
+        "ItemCount": len(rows),
+        "BilledSizeBytes": billed,
+        "ExportFormat": export_format,
+        "ExportType": "FULL_EXPORT",
+    }
+    for member in ("ClientToken", "S3BucketOwner", "S3Prefix", "S3SseKmsKeyId"):
+        if member in request:
+            description[member] = request[member]
+    with engine.store.write() as conn:
+        snapshots.save_job(conn, arn, "export", started, description)
+    # DynamoDB answers IN_PROGRESS and completes later; here the files are already written.
+    return {"ExportDescription": {**description, "ExportStatus": "IN_PROGRESS"}}
+
+
+def _export_lines(export_format: str, rows: list[tuple[int, dict]]) -> tuple[str, list[str]]:
+    if export_format == "ION":
+        return "ion", ["$ion_1_0 " + "".join(f"{{Item:{ion_struct(item)}}}\n" for _, item in rows)]
+    return "json", [orjson.dumps({"Item": item}).decode() + "\n" for _, item in rows]
+
+
+def describe_export(engine: Engine, request: dict) -> dict:
+    arn = request["ExportArn"]
+    with engine.store.read() as conn:
+        found = snapshots.job(conn, arn, "export")
+    if found is None:
+        raise ExportNotFoundException(f"Export not found: {arn}")
+    return {"ExportDescription": found}
+
+
+def _page(
+    summaries: list[dict], request: dict, arn_field: str, page_size: int
+) -> tuple[list[dict], str | None]:
+    token = request.get("NextToken")
+    start = 0
+    if token is not None:
+        arns = [s[arn_field] for s in summaries]
+        if token not in arns:
+            raise ValidationException(f"Invalid NextToken: {token}")
+        start = arns.index(token) + 1
+    page = summaries[start : start + page_size]
+    more = start + page_size < len(summaries)
+    return page, page[-1][arn_field] if more and page else None
+
+
+def list_exports(engine: Engine, request: dict) -> dict:
+    with engine.store.read() as conn:
+        found = snapshots.jobs(conn, "export")
+    table = request.get("TableArn")
+    summaries = [
+        {k: d[k] for k in ("ExportArn", "ExportStatus", "ExportType")}
+        for d in found
+        if table is None or d["TableArn"] == table
+    ]
+    page, token = _page(summaries, request, "ExportArn", request.get("MaxResults", 25))
+    response: dict[str, Any] = {"ExportSummaries": page}
+    if token:
+        response["NextToken"] = token
+    return response
+
+
+# -------------------------------------------------------------------------------------------- import
+
+
+def _source_files(engine: Engine, source: dict) -> list[Path]:
+    bucket = _bucket(engine, source["S3Bucket"])
+    prefix = source.get("S3KeyPrefix", "")
+    if not bucket.is_dir():
+        raise FileNotFoundError(f"bucket {source['S3Bucket']} does not exist (no folder {bucket})")
+    files = [
+        p
+        for p in sorted(bucket.rglob("*"))
+        if p.is_file() and p.relative_to(bucket).as_posix().startswith(prefix)
+    ]
+    manifests = {"_started", "manifest-summary.json", "manifest-files.json"}
+    return [p for p in files if p.name not in manifests and p.suffix not in (".checksum", ".md5")]
+
+
+def _decompress(path: Path, compression: str) -> str:
+    raw = path.read_bytes()
+    if compression == "GZIP":
+        raw = gzip.decompress(raw)
+    elif compression == "ZSTD":
+        raise ValueError("ZSTD compression is not supported by this engine; use GZIP or NONE")
+    return raw.decode("utf-8")
+
+
+def _items_of(text: str, request: dict) -> list[Any]:
+    """Each item of one data file (a malformed one as the exception that reading it raised)."""
+    input_format = request["InputFormat"]
+    if input_format == "DYNAMODB_JSON":
+        out: list[Any] = []
+        for line in text.splitlines():
+            if line.strip():
+                try:
+                    out.append(orjson.loads(line)["Item"])
+                except (orjson.JSONDecodeError, KeyError, TypeError) as error:
+                    out.append(ValueError(f"not a DynamoDB JSON item line: {error}"))
+        return out
+    if input_format == "ION":
+        try:
+            import amazon.ion.simpleion as ion
+        except ImportError:  # optional: pip install 'tablewright[ion]'
+            raise ValueError(
+                "reading ION needs the amazon-ion package (pip install 'tablewright[ion]')"
+            ) from None
+        values = ion.loads(text, single_value=False)
+        return [_from_ion(value["Item"]) for value in values]
+    return _csv_items(text, request)
+
+
+def _csv_items(text: str, request: dict) -> list[Any]:
+    options = (request.get("InputFormatOptions") or {}).get("Csv") or {}
+    reader = csv.reader(io.StringIO(text), delimiter=options.get("Delimiter", ","))
+    rows = list(reader)
+    header = options.get("HeaderList") or (rows.pop(0) if rows else [])
+    types = {
+        d["AttributeName"]: d["AttributeType"]
+        for d in request["TableCreationParameters"]["AttributeDefinitions"]
+    }
+    return [
+        {name: {types.get(name, "S"): value} for name, value in zip(header, row, strict=False) if value != ""}
+        for row in rows
+    ]
+
+
+def import_table(engine: Engine, request: dict) -> dict:
+    parameters = request["TableCreationParameters"]
+    compression = request.get("InputCompressionType", "NONE")
+    created = create_table(engine, parameters)["TableDescription"]
+    started = engine.clock()
+    arn = _job_arn(engine, parameters["TableName"], "import")
+    processed = imported = errors = processed_bytes = 0
+    failure: tuple[str, str] | None = None
+    try:
+        for path in _source_files(engine, request["S3BucketSource"]):
+            processed_bytes += path.stat().st_size
+            for item in _items_of(_decompress(path, compression), request):
+                processed += 1
+                try:
+                    if isinstance(item, Exception):
+                        raise item
+                    engine.handle("PutItem", {"TableName": parameters["TableName"], "Item": item})
+                    imported += 1
+                except (DynamoDBError, ValueError, TypeError):
+                    errors += 1
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        failure = ("InvalidInput" if not isinstance(error, OSError) else "S3NoSuchBucket", str(error))
+    description: dict[str, Any] = {
+        "ImportArn": arn,
+        "ImportStatus": "FAILED" if failure else "COMPLETED",
+        "TableArn": created["TableArn"],
+        "TableId": created["TableId"],
+        "S3BucketSource": request["S3BucketSource"],
+        "ErrorCount": errors,
+        "InputFormat": request["InputFormat"],
+        "InputCompressionType": compression,
+        "TableCreationParameters": parameters,
+        "StartTime": started,
+        "EndTime": engine.clock(),
+        "ProcessedSizeBytes": processed_bytes,
+        "ProcessedItemCount": processed,
+        "ImportedItemCount": imported,
+    }
+    for member in ("ClientToken", "InputFormatOptions"):
+        if member in request:
+            description[member] = request[member]
+    if failure:
+        description["FailureCode"], description["FailureMessage"] = failure
+    with engine.store.write() as conn:
+        snapshots.save_job(conn, arn, "import", started, description)
+    return {"ImportTableDescription": {**description, "ImportStatus": "IN_PROGRESS"}}
+
+
+def describe_import(engine: Engine, request: dict) -> dict:
+    arn = request["ImportArn"]
+    with engine.store.read() as conn:
+        found = snapshots.job(conn, arn, "import")
+    if found is None:
+        raise ImportNotFoundException(f"Import not found: {arn}")
+    return {"ImportTableDescription": found}
+
+
+def list_imports(engine: Engine, request: dict) -> dict:
+    with engine.store.read() as conn:
+        found = snapshots.jobs(conn, "import")
+    table = request.get("TableArn")
+    summaries = [
+        {
+            "ImportArn": d["ImportArn"],
+            "ImportStatus": d["ImportStatus"],
+            "TableArn": d["TableArn"],
+            "S3BucketSource": d["S3BucketSource"],
+            "InputFormat": d["InputFormat"],
+            "StartTime": d["StartTime"],
+            "EndTime": d["EndTime"],
+        }
+        for d in found
+        if table is None or d["TableArn"] == table
+    ]
+    page, token = _page(summaries, request, "ImportArn", request.get("PageSize", 25))
+    response: dict[str, Any] = {"ImportSummaryList": page}
+    if token:
+        response["NextToken"] = token
+    return response
+
+
+OPERATIONS = {
+    "ExportTableToPointInTime": export_table_to_point_in_time,
+    "DescribeExport": describe_export,
+    "ListExports": list_exports,
+    "ImportTable": import_table,
+    "DescribeImport": describe_import,
+    "ListImports": list_imports,
+}
