@@ -124,27 +124,29 @@ def _ion_decimal(number: str) -> str:
 
 def _from_ion(value: Any) -> dict:
     """An amazon-ion value read from an ION export, as a DynamoDB attribute value."""
-    import decimal
-
     annotations = [a.text for a in getattr(value, "ion_annotations", ())]
     for kind, annotation in ION_SET_ANNOTATIONS.items():
         if annotation in annotations:
             return {kind: [next(iter(_from_ion(v).values())) for v in value]}
-    if value is None or getattr(value, "ion_type", None) is not None and value.ion_type.name == "NULL":
-        return {"NULL": True}
-    if isinstance(value, bool):
-        return {"BOOL": value}
-    if isinstance(value, str):
-        return {"S": str(value)}
-    if isinstance(value, int | float | decimal.Decimal):
-        return {"N": _number_text(value)}
-    if isinstance(value, bytes):
-        return {"B": base64.b64encode(value).decode()}
-    if isinstance(value, dict):
-        return {"M": {str(k): _from_ion(v) for k, v in value.items()}}
-    if isinstance(value, list):
-        return {"L": [_from_ion(v) for v in value]}
-    raise ValueError(f"an Ion value of type {type(value).__name__} has no DynamoDB type")
+    ion_type = getattr(getattr(value, "ion_type", None), "name", "NULL" if value is None else "")
+    convert = _FROM_ION.get(ion_type)
+    if convert is None:
+        raise ValueError(f"an Ion {ion_type or type(value).__name__} value has no DynamoDB type")
+    return convert(value)
+
+
+_FROM_ION: dict[str, Any] = {
+    "NULL": lambda v: {"NULL": True},
+    "BOOL": lambda v: {"BOOL": bool(v)},
+    "STRING": lambda v: {"S": str(v)},
+    "SYMBOL": lambda v: {"S": v.text},
+    "INT": lambda v: {"N": _number_text(v)},
+    "DECIMAL": lambda v: {"N": _number_text(v)},
+    "FLOAT": lambda v: {"N": _number_text(v)},
+    "BLOB": lambda v: {"B": base64.b64encode(bytes(v)).decode()},
+    "LIST": lambda v: {"L": [_from_ion(m) for m in v]},
+    "STRUCT": lambda v: {"M": {str(k): _from_ion(m) for k, m in v.items()}},
+}
 
 
 def _number_text(value: Any) -> str:
@@ -342,9 +344,19 @@ def _items_of(text: str, request: dict) -> list[Any]:
             raise ValueError(
                 "reading ION needs the amazon-ion package (pip install 'tablewright[ion]')"
             ) from None
-        values = ion.loads(text, single_value=False)
-        return [_from_ion(value["Item"]) for value in values]
+        try:
+            values = ion.loads(text, single_value=False) if text.strip() else []
+        except Exception as error:  # noqa: BLE001 - amazon-ion raises bare exceptions for bad text
+            raise ValueError(f"not Amazon Ion text: {error}") from None
+        return [_ion_item(value) for value in values]
     return _csv_items(text, request)
+
+
+def _ion_item(value: Any) -> Any:
+    try:
+        return _from_ion(value["Item"])["M"]
+    except (KeyError, TypeError, ValueError) as error:
+        return ValueError(f"not an Ion item value: {error}")
 
 
 def _csv_items(text: str, request: dict) -> list[Any]:
