@@ -87,6 +87,11 @@ def start_history(conn: sqlite3.Connection, meta: TableMeta) -> None:
         )
 
 
+def forget_deleted_tables(conn: sqlite3.Connection) -> None:
+    """Drop the before-images of tables deleted since (their rows went with them)."""
+    conn.execute("DELETE FROM tw_history WHERE table_id NOT IN (SELECT id FROM tw_tables)")
+
+
 def stop_history(conn: sqlite3.Connection, meta: TableMeta) -> None:
     """Stop recording and forget the table's before-images (PITR disabled: the window is gone)."""
     for suffix in _TRIGGER_EVENTS:

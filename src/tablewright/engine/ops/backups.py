@@ -177,7 +177,7 @@ def create_backup(engine: Engine, request: dict) -> dict:
         meta = source_table(engine, name)
         described = describe(engine, conn, meta)
         now = engine.clock()
-        arn = f"{engine.arn(meta.name)}/backup/{int(now * 1000):017d}-{os.urandom(4).hex()}"
+        arn = f"{engine.arn(meta.name)}/backup/{int(now * 1000):014d}-{os.urandom(4).hex()}"
         details = {
             "BackupArn": arn,
             "BackupName": request["BackupName"],

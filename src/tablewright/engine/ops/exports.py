@@ -78,7 +78,7 @@ def _iso(moment: float) -> str:
 
 
 def _job_arn(engine: Engine, table: str, kind: str) -> str:
-    return f"{engine.arn(table)}/{kind}/{int(engine.clock() * 1000):017d}-{os.urandom(4).hex()}"
+    return f"{engine.arn(table)}/{kind}/{int(engine.clock() * 1000):014d}-{os.urandom(4).hex()}"
 
 
 # ---------------------------------------------------------------------------------------- Ion text

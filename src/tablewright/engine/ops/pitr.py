@@ -64,6 +64,8 @@ def update_continuous_backups(engine: Engine, request: dict) -> dict:
         else:
             document["PointInTimeRecovery"] = {"Enabled": False}
             snapshots.stop_history(conn, meta)
+        snapshots.trim_history(conn, meta, engine.clock() - days * _DAY)
+        snapshots.forget_deleted_tables(conn)
         meta = engine.store.save_table(conn, meta.id, document)
     return {"ContinuousBackupsDescription": _continuous_backups(engine, meta)}
 
