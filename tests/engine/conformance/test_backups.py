@@ -131,6 +131,8 @@ def test_continuous_backups_of_a_new_table(client, make_table):
     assert found["PointInTimeRecoveryDescription"] == {"PointInTimeRecoveryStatus": "DISABLED"}
     with raises_dynamodb("TableNotFoundException", "no_such_table_xyz"):
         client.describe_continuous_backups(TableName="no_such_table_xyz")
+    arn = client.describe_table(TableName=table)["Table"]["TableArn"]
+    assert client.describe_continuous_backups(TableName=arn)["ContinuousBackupsDescription"] == found
 
 
 def _enable_pitr(client, table: str) -> dict:

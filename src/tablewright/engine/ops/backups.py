@@ -21,7 +21,7 @@ from ..errors import (
     TableNotFoundException,
     ValidationException,
 )
-from .tables import create_table, describe
+from .tables import create_table, describe, table_name_from_arn
 
 if TYPE_CHECKING:
     import sqlite3
@@ -41,7 +41,10 @@ _DETAIL_FIELDS = (
 
 
 def source_table(engine: Engine, name: str) -> TableMeta:
-    """The table a backup or PITR request names; these operations say TableNotFoundException."""
+    """The table a backup or PITR request names (by name or ARN); these operations say
+    TableNotFoundException."""
+    if isinstance(name, str) and name.startswith("arn:"):
+        name = table_name_from_arn(engine, name)
     meta = engine.store.table(name)
     if meta is None:
         raise TableNotFoundException(f"Table not found: {name}")
