@@ -61,6 +61,7 @@ def test_backup_is_a_copy_that_restores_items_and_indexes(client, make_table):
     assert set(_items(client, table)) == {"b/2", "c/3"}  # the source is untouched
 
 
+@moto_differs("moto lists USER backups for BackupType=SYSTEM")
 def test_backup_described_listed_filtered_and_deleted(client, make_table):
     first = make_table("hash_range_s", "first")
     second = make_table("hash_range_s", "second")
@@ -103,6 +104,7 @@ def test_backup_errors(client, make_table):
         client.restore_table_from_backup(TargetTableName=table, BackupArn=arn)
 
 
+@moto_differs("moto fails on BillingModeOverride (KeyError)")
 def test_backup_outlives_its_table_and_restore_takes_overrides(client, make_table):
     table = make_table("gsi", "gone")
     put_all(client, table, [_row("a", "1")])
@@ -150,7 +152,7 @@ def _pause_past_a_second() -> datetime.datetime:
     return moment
 
 
-@moto_differs("moto keeps no history and restores the current items", strict=False)
+@moto_differs("moto keeps no history; its LatestRestorableDateTime stays at the time PITR was enabled")
 def test_restore_to_a_point_in_time_undoes_later_changes(client, make_table):
     table = make_table("gsi", "ledger")
     put_all(client, table, [_row("a", "1", v="old"), _row("b", "2"), _row("c", "3")])
@@ -196,6 +198,7 @@ def test_restore_to_a_point_in_time_undoes_later_changes(client, make_table):
     assert set(_items(client, "ledger_now")) == set(_items(client, table)) == {"c/3", "d/4"}
 
 
+@moto_differs("moto restores tables without PITR")
 def test_restore_to_a_point_in_time_refusals(client, make_table):
     table = make_table("hash_range_s", "unprotected")
     with raises_dynamodb("PointInTimeRecoveryUnavailableException", table):
@@ -218,6 +221,7 @@ def test_restore_to_a_point_in_time_refusals(client, make_table):
         )
 
 
+@moto_differs("moto accepts any RecoveryPeriodInDays")
 @pytest.mark.parametrize("days", [36, 365])
 def test_recovery_period_outside_1_to_35_days_is_refused(client, make_table, days):
     table = make_table("hash_s", "period")
@@ -231,6 +235,7 @@ def test_recovery_period_outside_1_to_35_days_is_refused(client, make_table, day
         )
 
 
+@moto_differs("moto restores tables without PITR")
 def test_disabling_pitr_forgets_the_window(client, make_table):
     table = make_table("hash_s", "toggled")
     _enable_pitr(client, table)

@@ -41,7 +41,7 @@ def test_every_operation_of_the_service_model_is_served(engine, operation):
         assert isinstance(answer, dict)
 
 
-@moto_differs("moto has no DescribeGlobalTable for tables it never replicated", strict=False)
+@moto_differs("moto has not implemented ListGlobalTables")
 def test_global_tables_do_not_exist(client):
     assert client.list_global_tables()["GlobalTables"] == []
     with raises_dynamodb("GlobalTableNotFoundException", "orders"):
@@ -50,7 +50,7 @@ def test_global_tables_do_not_exist(client):
         client.describe_global_table_settings(GlobalTableName="orders")
 
 
-@moto_differs("moto answers Kinesis destinations differently", strict=False)
+@moto_differs("moto has not implemented DescribeKinesisStreamingDestination")
 def test_kinesis_destination_described_empty_then_as_enabled(client, make_table):
     table = make_table("hash_s")
     found = client.describe_kinesis_streaming_destination(TableName=table)
@@ -70,12 +70,14 @@ def test_kinesis_destination_described_empty_then_as_enabled(client, make_table)
         "DestinationStatus"
     ] == ("DISABLING")
     with raises_dynamodb("ValidationException", "not a Kinesis data stream ARN"):
-        client.enable_kinesis_streaming_destination(TableName=table, StreamArn="arn:aws:sqs:us-east-1:123456789012:orders-queue-not-kinesis")
+        client.enable_kinesis_streaming_destination(
+            TableName=table, StreamArn="arn:aws:sqs:us-east-1:123456789012:orders-queue-not-kinesis"
+        )
     with raises_dynamodb("ResourceNotFoundException"):
         client.describe_kinesis_streaming_destination(TableName="no_such_table")
 
 
-@moto_differs("moto does not store contributor insights", strict=False)
+@moto_differs("moto has not implemented DescribeContributorInsights")
 def test_contributor_insights_disabled_until_enabled(client, make_table):
     table = make_table("gsi")
     found = client.describe_contributor_insights(TableName=table)
@@ -97,7 +99,7 @@ def test_contributor_insights_disabled_until_enabled(client, make_table):
         client.describe_contributor_insights(TableName="no_such_table")
 
 
-@moto_differs("moto's resource policies differ", strict=False)
+@moto_differs("moto accepts a policy that is not JSON")
 def test_resource_policy_stored_per_arn(client, make_table):
     table = make_table("hash_s")
     arn = client.describe_table(TableName=table)["Table"]["TableArn"]
@@ -117,12 +119,14 @@ def test_resource_policy_stored_per_arn(client, make_table):
         client.get_resource_policy(ResourceArn=arn.replace(table, "no_such_table"))
 
 
+@moto_differs("moto has not implemented DescribeTableReplicaAutoScaling")
 def test_replica_auto_scaling_of_a_single_region_table(client, make_table):
     table = make_table("hash_s")
     found = client.describe_table_replica_auto_scaling(TableName=table)["TableAutoScalingDescription"]
     assert found["TableName"] == table and found["Replicas"] == []
 
 
+@moto_differs("moto reports the old 10,000-unit table quotas")
 def test_describe_limits_and_endpoints(client):
     limits = client.describe_limits()
     assert limits["TableMaxReadCapacityUnits"] == 40000 and limits["AccountMaxWriteCapacityUnits"] == 80000
