@@ -142,6 +142,34 @@ def rows_at(conn: sqlite3.Connection, meta: TableMeta, moment: float) -> list[tu
     return [(size, orjson.loads(item)) for _, (size, item) in sorted(rows.items())]
 
 
+def changes_between(
+    conn: sqlite3.Connection, meta: TableMeta, start: float, end: float
+) -> list[tuple[float, Any, Any]]:
+    """``(last change time, image before start or None, image just before end or None)`` of every item
+    changed at ``start <= time < end`` (an incremental export's view of the PITR history)."""
+    changed = conn.execute(
+        "SELECT h, pk, sk, MAX(at) FROM tw_history WHERE table_id = ? AND at >= ? AND at < ? GROUP BY h, pk, sk",
+        (meta.id, start, end),
+    ).fetchall()
+    first_after = (
+        "SELECT item FROM tw_history WHERE table_id = ? AND h = ? AND pk = ? AND sk = ? AND at >= ? "
+        "ORDER BY seq LIMIT 1"
+    )
+    out = []
+    for h, pk, sk, last in sorted(changed):
+        (old,) = conn.execute(first_after, (meta.id, h, pk, sk, start)).fetchone()
+        later = conn.execute(first_after, (meta.id, h, pk, sk, end)).fetchone()
+        if later is None:
+            later = conn.execute(
+                f"SELECT item FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", (h, pk, sk)
+            ).fetchone()
+        new = later[0] if later else None
+        if old is None and new is None:
+            continue  # created and deleted inside the period
+        out.append((last, old and orjson.loads(old), new and orjson.loads(new)))
+    return out
+
+
 # -------------------------------------------------------------------------------------- export jobs
 
 

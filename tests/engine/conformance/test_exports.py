@@ -178,3 +178,45 @@ def test_unknown_exports_and_imports(client):
         client.describe_import(ImportArn=arn.replace("export", "import"))
     assert client.list_exports()["ExportSummaries"] == []
     assert client.list_imports()["ImportSummaryList"] == []
+
+
+@engine_only("reads the folder standing for the S3 bucket")
+def test_incremental_export_holds_the_changes_of_the_period(client, make_table, bucket_root):
+    arn = _exported_table(client, make_table)
+    time.sleep(1.05)
+    start = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    time.sleep(1.05)
+    client.delete_item(TableName="catalog", Key={"pk": {"S": "a"}, "sk": {"S": "1"}})
+    client.put_item(TableName="catalog", Item={"pk": {"S": "c"}, "sk": {"S": "3"}})
+    client.update_item(
+        TableName="catalog",
+        Key={"pk": {"S": "b"}, "sk": {"S": "2"}},
+        UpdateExpression="SET #text = :t",
+        ExpressionAttributeNames={"#text": "text"},
+        ExpressionAttributeValues={":t": {"S": "changed"}},
+    )
+    time.sleep(1.05)
+    end = datetime.datetime.now(datetime.UTC).replace(microsecond=0) + datetime.timedelta(seconds=1)
+    time.sleep(1.05)
+    client.put_item(TableName="catalog", Item={"pk": {"S": "d"}, "sk": {"S": "4"}})  # after the period
+    found = client.export_table_to_point_in_time(
+        TableArn=arn,
+        S3Bucket="exports",
+        ExportType="INCREMENTAL_EXPORT",
+        IncrementalExportSpecification={"ExportFromTime": start, "ExportToTime": end},
+    )["ExportDescription"]
+    described = client.describe_export(ExportArn=found["ExportArn"])["ExportDescription"]
+    assert described["ExportType"] == "INCREMENTAL_EXPORT" and described["ItemCount"] == 3
+    folder = bucket_root / "exports" / Path(described["ExportManifest"]).parent
+    [files] = [json.loads(line) for line in (folder / "manifest-files.json").read_text().splitlines()]
+    lines = (
+        gzip.decompress((bucket_root / "exports" / files["dataFileS3Key"]).read_bytes()).decode().splitlines()
+    )
+    by_key = {json.loads(line)["Keys"]["pk"]["S"]: json.loads(line) for line in lines}
+    assert set(by_key) == {"a", "b", "c"}
+    assert "NewImage" not in by_key["a"] and by_key["a"]["OldImage"]["n"] == {"N": "101"}
+    assert "OldImage" not in by_key["c"] and by_key["c"]["NewImage"]["pk"] == {"S": "c"}
+    assert by_key["b"]["NewImage"]["text"] == {"S": "changed"} and by_key["b"]["OldImage"]["text"] != {
+        "S": "changed"
+    }
+    assert int(by_key["b"]["Metadata"]["WriteTimestampMicros"]["N"]) >= start.timestamp() * 1_000_000
