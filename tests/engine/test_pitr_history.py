@@ -107,3 +107,31 @@ def test_restore_to_any_moment_equals_the_table_then(before, after, pick) -> Non
         ExpressionAttributeValues={":g": {"S": "all"}},
     )["Items"]
     assert sorted(i["pk"]["S"] for i in indexed) == sorted(expected)
+
+
+def test_history_is_kept_by_every_engine_sharing_the_file(tmp_path) -> None:
+    clock = Clock()
+    path = tmp_path / "shared.db"
+    first = tablewright.connect(engine=Engine(path, clock=clock))
+    first.create_table(
+        TableName="shared",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    first.put_item(TableName="shared", Item={"pk": {"S": "kept"}})
+    first.update_continuous_backups(
+        TableName="shared", PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+    )
+    moment = clock.now
+    clock.now += 10
+    second = tablewright.connect(engine=Engine(path, clock=clock))  # another engine on the same file
+    second.delete_item(TableName="shared", Key={"pk": {"S": "kept"}})
+    second.put_item(TableName="shared", Item={"pk": {"S": "later"}})
+    clock.now += 10
+    first.restore_table_to_point_in_time(
+        SourceTableName="shared", TargetTableName="before", RestoreDateTime=moment
+    )
+    assert [i["pk"]["S"] for i in first.scan(TableName="before")["Items"]] == ["kept"]
+    reopened = tablewright.connect(engine=Engine(path, clock=clock))
+    assert [i["pk"]["S"] for i in reopened.scan(TableName="shared")["Items"]] == ["later"]

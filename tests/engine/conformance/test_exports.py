@@ -220,3 +220,12 @@ def test_incremental_export_holds_the_changes_of_the_period(client, make_table, 
         "S": "changed"
     }
     assert int(by_key["b"]["Metadata"]["WriteTimestampMicros"]["N"]) >= start.timestamp() * 1_000_000
+
+
+@engine_only("the folder standing for the S3 bucket")
+@pytest.mark.parametrize("prefix", ["../outside", "a/../../outside", "./here/.."])
+def test_a_prefix_cannot_leave_the_bucket(client, make_table, bucket_root, prefix):
+    arn = _exported_table(client, make_table)
+    with raises_dynamodb("ValidationException", "prefix"):
+        client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports", S3Prefix=prefix)
+    assert not (bucket_root.parent / "outside").exists()
