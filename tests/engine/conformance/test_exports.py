@@ -229,3 +229,28 @@ def test_a_prefix_cannot_leave_the_bucket(client, make_table, bucket_root, prefi
     with raises_dynamodb("ValidationException", "prefix"):
         client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports", S3Prefix=prefix)
     assert not (bucket_root.parent / "outside").exists()
+
+
+@engine_only("writes the folder standing for the S3 bucket")
+def test_client_token_makes_export_and_import_idempotent(client, make_table, bucket_root):
+    arn = _exported_table(client, make_table)
+    first = client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports", ClientToken="nightly-1")
+    again = client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports", ClientToken="nightly-1")
+    assert again["ExportDescription"]["ExportArn"] == first["ExportDescription"]["ExportArn"]
+    assert len(client.list_exports()["ExportSummaries"]) == 1
+    with raises_dynamodb("ExportConflictException", "nightly-1"):
+        client.export_table_to_point_in_time(TableArn=arn, S3Bucket="other", ClientToken="nightly-1")
+    (bucket_root / "incoming").mkdir()
+    (bucket_root / "incoming" / "one.json").write_text(
+        json.dumps({"Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}})
+    )
+    request = {
+        "S3BucketSource": {"S3Bucket": "incoming"},
+        "InputFormat": "DYNAMODB_JSON",
+        "TableCreationParameters": {"TableName": "loaded", **KEYS},
+        "ClientToken": "load-1",
+    }
+    loaded = client.import_table(**request)["ImportTableDescription"]["ImportArn"]
+    assert client.import_table(**request)["ImportTableDescription"]["ImportArn"] == loaded
+    with raises_dynamodb("ImportConflictException"):
+        client.import_table(**{**request, "InputFormat": "CSV"})

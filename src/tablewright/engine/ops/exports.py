@@ -29,7 +29,9 @@ import orjson
 from .. import snapshots
 from ..errors import (
     DynamoDBError,
+    ExportConflictException,
     ExportNotFoundException,
+    ImportConflictException,
     ImportNotFoundException,
     InvalidExportTimeException,
     PointInTimeRecoveryUnavailableException,
@@ -161,7 +163,42 @@ def _number_text(value: Any) -> str:
 # -------------------------------------------------------------------------------------------- export
 
 
+def _earlier_job(engine: Engine, kind: str, request: dict) -> dict | None:
+    """The job an earlier request with the same ClientToken started (DynamoDB keeps tokens 8 hours;
+    here for good), or None. The same token with other parameters is a conflict."""
+    token = request.get("ClientToken")
+    if token is None:
+        return None
+    with engine.store.read() as conn:
+        found = snapshots.job(conn, f"{kind}-token:{token}", f"{kind}-token")
+        if found is None:
+            return None
+        if found["digest"] != _digest(request):
+            conflict = ExportConflictException if kind == "export" else ImportConflictException
+            raise conflict(
+                f"The ClientToken {token} was used by another {kind} request with other parameters"
+            )
+        return snapshots.job(conn, found["arn"], kind)
+
+
+def _digest(request: dict) -> str:
+    return hashlib.sha256(orjson.dumps(request, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _save_job(engine: Engine, kind: str, request: dict, arn: str, started: float, description: dict) -> None:
+    with engine.store.write() as conn:
+        snapshots.save_job(conn, arn, kind, started, description)
+        if "ClientToken" in request:
+            token = f"{kind}-token:{request['ClientToken']}"
+            snapshots.save_job(
+                conn, token, f"{kind}-token", started, {"arn": arn, "digest": _digest(request)}
+            )
+
+
 def export_table_to_point_in_time(engine: Engine, request: dict) -> dict:
+    earlier = _earlier_job(engine, "export", request)
+    if earlier is not None:
+        return {"ExportDescription": earlier}
     export_type = request.get("ExportType", "FULL_EXPORT")
     incremental = request.get("IncrementalExportSpecification") or {}
     if export_type == "INCREMENTAL_EXPORT" and "ExportFromTime" not in incremental:
@@ -265,8 +302,7 @@ def export_table_to_point_in_time(engine: Engine, request: dict) -> dict:
     for member in ("ClientToken", "S3BucketOwner", "S3Prefix", "S3SseKmsKeyId"):
         if member in request:
             description[member] = request[member]
-    with engine.store.write() as conn:
-        snapshots.save_job(conn, arn, "export", started, description)
+    _save_job(engine, "export", request, arn, started, description)
     # DynamoDB answers IN_PROGRESS and completes later; here the files are already written.
     return {"ExportDescription": {**description, "ExportStatus": "IN_PROGRESS"}}
 
@@ -418,6 +454,9 @@ def _csv_items(text: str, request: dict) -> list[Any]:
 
 
 def import_table(engine: Engine, request: dict) -> dict:
+    earlier = _earlier_job(engine, "import", request)
+    if earlier is not None:
+        return {"ImportTableDescription": earlier}
     parameters = request["TableCreationParameters"]
     compression = request.get("InputCompressionType", "NONE")
     created = create_table(engine, parameters)["TableDescription"]
@@ -460,8 +499,7 @@ def import_table(engine: Engine, request: dict) -> dict:
             description[member] = request[member]
     if failure:
         description["FailureCode"], description["FailureMessage"] = failure
-    with engine.store.write() as conn:
-        snapshots.save_job(conn, arn, "import", started, description)
+    _save_job(engine, "import", request, arn, started, description)
     return {"ImportTableDescription": {**description, "ImportStatus": "IN_PROGRESS"}}
 
 
