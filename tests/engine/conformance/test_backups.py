@@ -247,3 +247,28 @@ def test_disabling_pitr_forgets_the_window(client, make_table):
         client.restore_table_to_point_in_time(
             SourceTableName=table, TargetTableName="toggled_copy", UseLatestRestorableTime=True
         )
+
+
+@moto_differs("moto keeps no system backup of a deleted table")
+def test_deleting_a_table_with_pitr_keeps_a_system_backup(client, make_table):
+    table = make_table("gsi", "mistake")
+    put_all(client, table, [_row("a", "1"), _row("b", "2")])
+    _enable_pitr(client, table)
+    client.delete_table(TableName=table)
+    client.get_waiter("table_not_exists").wait(TableName=table)
+    assert client.list_backups(TableName=table)["BackupSummaries"] == []  # USER backups only by default
+    [system] = client.list_backups(TableName=table, BackupType="SYSTEM")["BackupSummaries"]
+    assert system["BackupType"] == "SYSTEM"
+    client.restore_table_from_backup(TargetTableName=table, BackupArn=system["BackupArn"])
+    client.get_waiter("table_exists").wait(TableName=table)
+    assert set(_items(client, table)) == {"a/1", "b/2"}
+
+
+def test_no_system_backup_without_pitr_or_when_deletion_is_refused(client, make_table):
+    plain = make_table("hash_range_s", "plain")
+    client.delete_table(TableName=plain)
+    protected = make_table("hash_range_s", "protected", DeletionProtectionEnabled=True)
+    _enable_pitr(client, protected)
+    with raises_dynamodb("ValidationException"):
+        client.delete_table(TableName=protected)
+    assert client.list_backups(BackupType="ALL")["BackupSummaries"] == []

@@ -21,6 +21,7 @@ from ..errors import (
     TableNotFoundException,
     ValidationException,
 )
+from . import tables
 from .tables import create_table, describe, table_name_from_arn
 
 if TYPE_CHECKING:
@@ -175,42 +176,46 @@ def _feature_details(described: dict, extra: dict) -> dict:
 
 
 def create_backup(engine: Engine, request: dict) -> dict:
-    name = request["TableName"]
     with engine.store.write() as conn:
-        meta = source_table(engine, name)
-        described = describe(engine, conn, meta)
-        now = engine.clock()
-        arn = f"{engine.arn(meta.name)}/backup/{int(now * 1000):014d}-{os.urandom(4).hex()}"
-        details = {
-            "BackupArn": arn,
-            "BackupName": request["BackupName"],
-            "BackupSizeBytes": described["TableSizeBytes"],
-            "BackupStatus": "AVAILABLE",
-            "BackupType": "USER",
-            "BackupCreationDateTime": now,
-        }
-        throughput = described["ProvisionedThroughput"]
-        document = {
-            "BackupDetails": details,
-            "SourceTableDetails": {
-                "TableName": meta.name,
-                "TableId": described["TableId"],
-                "TableArn": described["TableArn"],
-                "TableSizeBytes": described["TableSizeBytes"],
-                "KeySchema": described["KeySchema"],
-                "TableCreationDateTime": described["CreationDateTime"],
-                "ProvisionedThroughput": {
-                    "ReadCapacityUnits": throughput["ReadCapacityUnits"],
-                    "WriteCapacityUnits": throughput["WriteCapacityUnits"],
-                },
-                "ItemCount": described["ItemCount"],
-                "BillingMode": described["BillingModeSummary"]["BillingMode"],
+        meta = source_table(engine, request["TableName"])
+        return {"BackupDetails": _back_up(engine, conn, meta, request["BackupName"], "USER")}
+
+
+def _back_up(engine: Engine, conn: Any, meta: TableMeta, backup_name: str, backup_type: str) -> dict:
+    """Copy the table now; its BackupDetails."""
+    described = describe(engine, conn, meta)
+    now = engine.clock()
+    arn = f"{engine.arn(meta.name)}/backup/{int(now * 1000):014d}-{os.urandom(4).hex()}"
+    details = {
+        "BackupArn": arn,
+        "BackupName": backup_name,
+        "BackupSizeBytes": described["TableSizeBytes"],
+        "BackupStatus": "AVAILABLE",
+        "BackupType": backup_type,
+        "BackupCreationDateTime": now,
+    }
+    throughput = described["ProvisionedThroughput"]
+    document = {
+        "BackupDetails": details,
+        "SourceTableDetails": {
+            "TableName": meta.name,
+            "TableId": described["TableId"],
+            "TableArn": described["TableArn"],
+            "TableSizeBytes": described["TableSizeBytes"],
+            "KeySchema": described["KeySchema"],
+            "TableCreationDateTime": described["CreationDateTime"],
+            "ProvisionedThroughput": {
+                "ReadCapacityUnits": throughput["ReadCapacityUnits"],
+                "WriteCapacityUnits": throughput["WriteCapacityUnits"],
             },
-            "SourceTableFeatureDetails": _feature_details(described, meta.extra),
-            "Definition": described,
-        }
-        snapshots.save_backup(conn, arn, meta, now, document)
-    return {"BackupDetails": details}
+            "ItemCount": described["ItemCount"],
+            "BillingMode": described["BillingModeSummary"]["BillingMode"],
+        },
+        "SourceTableFeatureDetails": _feature_details(described, meta.extra),
+        "Definition": described,
+    }
+    snapshots.save_backup(conn, arn, meta, now, document)
+    return details
 
 
 def _require_backup(conn: Any, arn: str) -> dict:
@@ -279,7 +284,29 @@ def restore_table_from_backup(engine: Engine, request: dict) -> dict:
     )
 
 
+def delete_table(engine: Engine, request: dict) -> dict:
+    """DeleteTable, after a SYSTEM backup of a table with point-in-time recovery on: DynamoDB keeps
+    one for 35 days, to restore a table deleted by mistake (with RestoreTableFromBackup)."""
+    name = request.get("TableName")
+    with engine.store.write() as conn:
+        meta = engine.store.table(name) if isinstance(name, str) else None
+        keep = (
+            meta is not None
+            and meta.extra.get("PointInTimeRecovery", {}).get("Enabled")
+            and not meta.description.get("DeletionProtectionEnabled")
+        )
+        system = _back_up(engine, conn, meta, f"{meta.name}$DeletedTableBackup", "SYSTEM") if keep else None
+    try:
+        return tables.delete_table(engine, request)
+    except BaseException:
+        if system is not None:  # the table stays: so does nothing of its deletion
+            with engine.store.write() as conn:
+                snapshots.delete_backup(conn, system["BackupArn"])
+        raise
+
+
 OPERATIONS = {
+    "DeleteTable": delete_table,
     "CreateBackup": create_backup,
     "DescribeBackup": describe_backup,
     "ListBackups": list_backups,
