@@ -48,6 +48,13 @@ class Bill:
     free_tier: dict[str, float | bool] = field(default_factory=dict)
     declared: float = 0.0  # the bill under the billing the design declares
     under_provisioned: list[str] = field(default_factory=list)  # declared units below the peak
+    # Point-in-time recovery per table (in every total above) and, apart, what one on-demand backup of
+    # every table kept for a month, one restore of them all, and one full export cost.
+    pitr: dict[str, float] = field(default_factory=dict)
+    backup_gb: float = 0.0
+    backup_month: float = 0.0
+    restore: float = 0.0
+    export: float = 0.0
 
     @property
     def cheaper(self) -> str:
@@ -115,7 +122,27 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
     records = sum(estimate.stream_records.values())
     bill.streams = max(0.0, records - prices.free_tier["stream_read_requests"]) * prices.stream_read_request
     bill.free_tier = _free_tier(bill, prices)
+    _backups(estimate, prices, bill)
     return bill
+
+
+def _backups(estimate: Estimate, prices: Prices, bill: Bill) -> None:
+    """PITR and backups are billed on a table's size with its local indexes (global indexes are rebuilt
+    on restore, not backed up). PITR is a monthly charge of the design, so it joins every total."""
+    sizes: dict[str, float] = {}
+    for target in estimate.targets.values():
+        if target.kind != "global":
+            sizes[target.table] = sizes.get(target.table, 0.0) + _storage_gb(target)
+    for table in estimate.pitr_tables:
+        bill.pitr[table] = sizes.get(table, 0.0) * prices.pitr_gb_month
+    pitr = sum(bill.pitr.values())
+    bill.on_demand += pitr
+    bill.provisioned += pitr
+    bill.declared += pitr
+    bill.backup_gb = sum(sizes.values())
+    bill.backup_month = bill.backup_gb * prices.backup_gb_month
+    bill.restore = bill.backup_gb * prices.restore_gb
+    bill.export = bill.backup_gb * prices.export_gb
 
 
 def _declared(

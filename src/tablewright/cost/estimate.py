@@ -87,6 +87,7 @@ class Estimate:
     storage_growth: dict[str, float] = field(default_factory=dict)  # table -> GB a month (TTL ignored)
     assumptions: list[str] = field(default_factory=list)
     volumes_declared: bool = True
+    pitr_tables: list[str] = field(default_factory=list)  # tables with point-in-time recovery on
 
     def total(self, attr: str) -> float:
         """Sum of a numeric ``Target`` attribute over every target."""
@@ -97,6 +98,7 @@ def estimate(design: Design) -> Estimate:
     """Estimate monthly units, storage and peak partition load for a whole design."""
     result = Estimate(design.name, design.volumes.peak_factor)
     result.volumes_declared = design.volumes.declared
+    result.pitr_tables = [name for name, table in design.tables.items() if table.pitr]
     for tname, table in design.tables.items():
         billing = table.billing
         declared = (billing.mode, billing.read or 0, billing.write or 0)

@@ -28,6 +28,11 @@ class Prices:
     stream_read_request: float
     pitr_gb_month: float
     free_tier: dict[str, float]
+    # Backups, restores, exports and imports (optional in a prices file written before they were priced).
+    backup_gb_month: float = 0.10
+    restore_gb: float = 0.15
+    export_gb: float = 0.10
+    import_gb: float = 0.15
 
     def break_even(self) -> dict[str, float]:
         """Utilisation above which provisioned capacity is cheaper than on-demand, for writes and reads.
@@ -56,7 +61,11 @@ def _build(data: dict[str, Any]) -> Prices:
         stream_read_request=float(data["stream_read_request"]),
         pitr_gb_month=float(data["pitr_gb_month"]),
         free_tier={k: float(v) for k, v in data["free_tier"].items()},
+        **{name: float(data[name]) for name in _BACKUP_PRICES if name in data},
     )
+
+
+_BACKUP_PRICES = ("backup_gb_month", "restore_gb", "export_gb", "import_gb")
 
 
 @cache

@@ -90,6 +90,13 @@ def _as_dict(est: Estimate, bill: Bill, prices: Prices, measured: dict[str, Any]
             "under_provisioned": bill.under_provisioned,
         },
         "storage_growth_gb_per_month": est.storage_growth,
+        "backups": {
+            "pitr_per_month": bill.pitr,
+            "backed_up_gb": bill.backup_gb,
+            "on_demand_backup_per_month": bill.backup_month,
+            "restore_each": bill.restore,
+            "export_each": bill.export,
+        },
         "volumes_declared": est.volumes_declared,
         "assumptions": est.assumptions,
     }
@@ -178,6 +185,16 @@ def summary(data: dict[str, Any]) -> list[str]:
     for table, gb in data["storage_growth_gb_per_month"].items():
         lines.append(
             f"Storage of {table} grows by {gb:,.3g} GB a month: its TTL attribute is not epoch seconds"
+        )
+    backups = data["backups"]
+    if backups["pitr_per_month"]:
+        tables = ", ".join(f"{t} {_money(c)}" for t, c in backups["pitr_per_month"].items())
+        lines.append(f"Point-in-time recovery (included above): {tables} a month")
+    if backups["backed_up_gb"]:
+        lines.append(
+            f"Backups ({backups['backed_up_gb']:,.3g} GB of tables and local indexes): each on-demand backup "
+            f"kept costs {_money(backups['on_demand_backup_per_month'])}/month; a restore "
+            f"{_money(backups['restore_each'])}; a full export {_money(backups['export_each'])}"
         )
     if data["ttl_deletes_per_month"]:
         lines.append(f"TTL deletes: {_units(sum(data['ttl_deletes_per_month'].values()))}/month, free")

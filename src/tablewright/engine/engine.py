@@ -62,6 +62,18 @@ WRITE_OPERATIONS = frozenset(
         "TagResource",
         "UntagResource",
         "UpdateContinuousBackups",
+        "RestoreTableToPointInTime",
+        "CreateBackup",
+        "DeleteBackup",
+        "RestoreTableFromBackup",
+        "ExportTableToPointInTime",
+        "ImportTable",
+        "UpdateContributorInsights",
+        "EnableKinesisStreamingDestination",
+        "UpdateKinesisStreamingDestination",
+        "DisableKinesisStreamingDestination",
+        "PutResourcePolicy",
+        "DeleteResourcePolicy",
     }
 )
 _DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})  # SQLite's codes for a damaged file

@@ -55,6 +55,20 @@ DuplicateItemException = _error("DuplicateItemException")  # a PartiQL INSERT of
 ThrottlingException = _error("ThrottlingException")
 TableNotFoundException = _error("TableNotFoundException")  # the backup operations' "no such table"
 AccessDeniedException = _error("AccessDeniedException")  # a write to an engine opened read-only
+# Backups, point-in-time recovery, exports, imports, global tables and resource policies (ops/backups.py ...).
+BackupNotFoundException = _error("BackupNotFoundException")
+BackupInUseException = _error("BackupInUseException")
+TableAlreadyExistsException = _error("TableAlreadyExistsException")
+TableInUseException = _error("TableInUseException")
+PointInTimeRecoveryUnavailableException = _error("PointInTimeRecoveryUnavailableException")
+InvalidRestoreTimeException = _error("InvalidRestoreTimeException")
+ExportNotFoundException = _error("ExportNotFoundException")
+InvalidExportTimeException = _error("InvalidExportTimeException")
+ExportConflictException = _error("ExportConflictException")
+ImportNotFoundException = _error("ImportNotFoundException")
+ImportConflictException = _error("ImportConflictException")
+GlobalTableNotFoundException = _error("GlobalTableNotFoundException")
+PolicyNotFoundException = _error("PolicyNotFoundException")
 
 
 class ConditionalCheckFailedException(DynamoDBError):

@@ -11,7 +11,9 @@ Layout (documented for users in docs/storage.md):
 * ``tw_stream(seq, table_id, created, record)`` - stream records, for tables with a stream;
 * ``tw_streams(arn, table_id, ..., after_seq, end_seq, closed)`` - stream generations: which ``seq`` range
   of a table's records each StreamArn holds, kept 24 hours after the stream is disabled or its table deleted;
-* ``tw_tokens(token, digest, response, created)`` - TransactWriteItems client request tokens.
+* ``tw_tokens(token, digest, response, created)`` - TransactWriteItems client request tokens;
+* ``tw_backups``/``tw_backup_items``, ``tw_history``, ``tw_jobs`` - on-demand backups, point-in-time
+  recovery's before-images and export/import jobs (see engine/snapshots.py).
 
 Writes run in ``BEGIN IMMEDIATE`` transactions, so a read-check-write of one request is atomic against
 every other thread and process using the file. WAL with ``synchronous=NORMAL`` keeps every committed
@@ -60,6 +62,15 @@ CREATE TABLE IF NOT EXISTS tw_streams (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tw_tokens (
     token TEXT PRIMARY KEY, digest BLOB NOT NULL, response BLOB NOT NULL, created REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tw_backups (
+    arn TEXT PRIMARY KEY, table_name TEXT NOT NULL, created REAL NOT NULL, document BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tw_backup_items (arn TEXT NOT NULL, h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,
+    size INTEGER NOT NULL, item BLOB NOT NULL, PRIMARY KEY (arn, h, pk, sk)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tw_history (seq INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL,
+    at REAL NOT NULL, h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, size INTEGER, item BLOB);
+CREATE INDEX IF NOT EXISTS tw_history_table ON tw_history (table_id, at);
+CREATE TABLE IF NOT EXISTS tw_jobs (
+    arn TEXT PRIMARY KEY, kind TEXT NOT NULL, created REAL NOT NULL, document BLOB NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO tw_meta VALUES ('format', {FORMAT_VERSION}), ('catalog', 0), ('next_table_id', 1);
 """
 # What the script creates: a file that has all of it is opened without running the script.
@@ -112,6 +123,8 @@ class Store:
         if self.path:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
+        # The time point-in-time recovery's triggers stamp before-images with (engine/snapshots.py).
+        conn.create_function("tw_now", 0, lambda: self.clock())
         wait = 0 if getattr(self._local, "never_wait", False) else self.lock_timeout
         conn.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
         return conn

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from . import batch, items, partiql, reads, settings, streams, tables, transactions
+from . import (
+    backups,
+    batch,
+    exports,
+    features_off,
+    items,
+    partiql,
+    pitr,
+    reads,
+    settings,
+    streams,
+    tables,
+    transactions,
+)
 
 OPERATIONS = {
     **tables.OPERATIONS,
@@ -13,4 +26,8 @@ OPERATIONS = {
     **transactions.OPERATIONS,
     **streams.OPERATIONS,
     **partiql.OPERATIONS,
+    **backups.OPERATIONS,
+    **pitr.OPERATIONS,
+    **features_off.OPERATIONS,
+    **exports.OPERATIONS,
 }

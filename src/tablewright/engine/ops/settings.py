@@ -5,11 +5,10 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-from ..errors import TableNotFoundException, ValidationException
+from ..errors import ValidationException
 from .tables import require_table, table_name_from_arn
 
 if TYPE_CHECKING:
-    from ..catalog import TableMeta
     from ..engine import Engine
 
 
@@ -96,52 +95,7 @@ def describe_limits(engine: Engine, request: dict) -> dict:
     }
 
 
-def _continuous_backups(engine: Engine, meta: TableMeta) -> dict:
-    """What DescribeContinuousBackups reports. The engine keeps the setting only (it restores nothing),
-    so that designs, migrations and imports see PITR as they set it."""
-    pitr = meta.extra.get("PointInTimeRecovery", {})
-    description: dict = {"PointInTimeRecoveryStatus": "ENABLED" if pitr.get("Enabled") else "DISABLED"}
-    if pitr.get("Enabled"):
-        description["RecoveryPeriodInDays"] = pitr.get("RecoveryPeriodInDays", 35)
-        description["EarliestRestorableDateTime"] = pitr["Since"]
-        description["LatestRestorableDateTime"] = engine.clock()
-    return {"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": description}
-
-
-def _backups_table(engine: Engine, name: str) -> TableMeta:
-    meta = engine.store.table(name)
-    if meta is None:
-        raise TableNotFoundException(f"Table not found: {name}")
-    return meta
-
-
-def update_continuous_backups(engine: Engine, request: dict) -> dict:
-    spec = request["PointInTimeRecoverySpecification"]
-    days = spec.get("RecoveryPeriodInDays", 35)
-    if not 1 <= days <= 35:
-        raise ValidationException("RecoveryPeriodInDays must be between 1 and 35")
-    with engine.store.write() as conn:
-        meta = _backups_table(engine, request["TableName"])
-        document = copy.deepcopy(meta.extra)
-        before = document.get("PointInTimeRecovery", {})
-        if spec["PointInTimeRecoveryEnabled"]:
-            since = before["Since"] if before.get("Enabled") else engine.clock()
-            document["PointInTimeRecovery"] = {"Enabled": True, "RecoveryPeriodInDays": days, "Since": since}
-        else:
-            document["PointInTimeRecovery"] = {"Enabled": False}
-        meta = engine.store.save_table(conn, meta.id, document)
-    return {"ContinuousBackupsDescription": _continuous_backups(engine, meta)}
-
-
-def describe_continuous_backups(engine: Engine, request: dict) -> dict:
-    with engine.store.read():
-        meta = _backups_table(engine, request["TableName"])
-    return {"ContinuousBackupsDescription": _continuous_backups(engine, meta)}
-
-
 OPERATIONS = {
-    "UpdateContinuousBackups": update_continuous_backups,
-    "DescribeContinuousBackups": describe_continuous_backups,
     "UpdateTimeToLive": update_time_to_live,
     "DescribeTimeToLive": describe_time_to_live,
     "TagResource": tag_resource,
