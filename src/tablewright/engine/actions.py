@@ -251,6 +251,10 @@ class Update(Action):
         base = dict(old) if old is not None else dict(self.key)
         if self.expressions.update is None:
             return base
+        if old is None and all(a.clause == "REMOVE" for a in self.expressions.update.actions):
+            # DynamoDB creates nothing when an update of a missing item only removes attributes
+            # (UpdateExpression REMOVE, or AttributeUpdates DELETE without a Value): no item, no record.
+            return None
         new = ex.apply_update(self.expressions.update, base, self.expressions.names, self.expressions.values)
         for name in self.table.key.names:
             if name not in new or not equal(new[name], self.key[name]):

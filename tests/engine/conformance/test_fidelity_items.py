@@ -1,0 +1,78 @@
+"""DynamoDB behaviours of the item, read and table operations that tablewright once got wrong.
+
+Each test is one numbered behaviour of the fidelity list (issue 15), asserted the way DynamoDB
+answers: error type, and the words of its message. They run on every backend of the harness.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from ._support import n, raises_dynamodb, s
+
+
+@contextmanager
+def raw_body(client: Any, operation: str, body: dict[str, Any]) -> Iterator[None]:
+    """Send ``body`` as the JSON of the next ``operation`` call, past botocore's parameter checks.
+
+    Values DynamoDB must refuse (a JSON number where a string belongs) cannot be built through
+    boto3's validated parameters; the request is made valid and its serialised body swapped.
+    """
+    event = f"before-call.dynamodb.{operation}"
+
+    def swap(params: dict[str, Any], **_: Any) -> None:
+        params["body"] = json.dumps(body).encode()
+
+    client.meta.events.register_first(event, swap, unique_id="raw-body")
+    try:
+        yield
+    finally:
+        client.meta.events.unregister(event, unique_id="raw-body")
+
+
+# ------------------------------------------------- 3. an update that only removes creates nothing
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        {"UpdateExpression": "REMOVE a"},
+        {"UpdateExpression": "REMOVE a, b.c"},
+        {"AttributeUpdates": {"a": {"Action": "DELETE"}}},
+    ],
+    ids=["remove", "remove-two", "attribute-updates-delete"],
+)
+def test_remove_only_update_of_a_missing_item_creates_nothing(client, make_table, update):
+    table = make_table("hash_s")
+    key = {"pk": s("k")}
+    response = client.update_item(TableName=table, Key=key, ReturnValues="ALL_NEW", **update)
+    assert "Attributes" not in response
+    assert "Item" not in client.get_item(TableName=table, Key=key, ConsistentRead=True)
+
+
+@pytest.mark.parametrize(
+    "update, expected",
+    [
+        ({"AttributeUpdates": {}}, {"pk": s("k")}),
+        ({"UpdateExpression": "SET a = :v REMOVE b", "ExpressionAttributeValues": {":v": n(1)}}, {"pk": s("k"), "a": n(1)}),
+    ],
+    ids=["empty-attribute-updates", "set-and-remove"],
+)
+def test_other_updates_of_a_missing_item_create_it(client, make_table, update, expected):
+    table = make_table("hash_s")
+    key = {"pk": s("k")}
+    client.update_item(TableName=table, Key=key, **update)
+    assert client.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"] == expected
+
+
+def test_remove_only_update_of_an_existing_item_still_removes(client, make_table):
+    table = make_table("hash_s")
+    key = {"pk": s("k")}
+    client.put_item(TableName=table, Item={**key, "a": n(1), "b": n(2)})
+    client.update_item(TableName=table, Key=key, UpdateExpression="REMOVE a")
+    assert client.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"] == {**key, "b": n(2)}
