@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .errors import ValidationException
+from .errors import SerializationException, ValidationException
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -183,9 +183,26 @@ def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]])
     return normalised, size
 
 
+# The JSON token DynamoDB's deserializer names when a scalar arrives where a string belongs.
+_JSON_TOKENS = {bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
+_JSON_STARTS = {dict: "Start of structure or map", list: "Start of list"}
+
+
+def _not_a_string(v: Any) -> SerializationException | None:
+    """The SerializationException DynamoDB raises for a non-string JSON value where S, N or B belongs
+    (``{"N": 123}``): its deserializer fails before any validation (None for other values)."""
+    token = _JSON_TOKENS.get(type(v))
+    if token is not None:
+        return SerializationException(f"{token} cannot be converted to String")
+    start = _JSON_STARTS.get(type(v))
+    if start is not None:
+        return SerializationException(f"{start} found where not expected")
+    return None
+
+
 def _string(v: Any) -> str:
     if not isinstance(v, str):
-        raise ValidationException(f"Invalid string value: {v!r}")
+        raise _not_a_string(v) or ValidationException(f"Invalid string value: {v!r}")
     return v
 
 
@@ -232,11 +249,36 @@ def _sized_string(v: Any, depth: int = 0) -> tuple[str, int]:
 
 
 def _sized_number(v: Any, depth: int = 0) -> tuple[str, int]:
+    if type(v) is not str:
+        error = _not_a_string(v)
+        if error is not None:
+            raise error
     text = normalize_number(v)
     return text, _canonical_number_size(text)
 
 
+def _base64_error(text: str) -> SerializationException:
+    """DynamoDB's deserializer's words for a B value that is not base64."""
+    if len(text) % 4:
+        return SerializationException(
+            f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}"
+        )
+    bad = next((c for c in text if not (c.isascii() and (c.isalnum() or c in "+/="))), None)
+    if bad is not None:
+        return SerializationException(f"Invalid Base64 character: {bad!r}")
+    return SerializationException("Invalid last non-pad Base64 character dectected")
+
+
 def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
+    if type(v) is str:
+        try:
+            data = base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            raise _base64_error(v) from None
+        return v, len(data)
+    error = _not_a_string(v) if not isinstance(v, bytes | bytearray) else None
+    if error is not None:
+        raise error
     data = decode_binary(v)
     return (v if isinstance(v, str) else encode_binary(data)), len(data)
 

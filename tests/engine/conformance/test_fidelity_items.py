@@ -76,3 +76,41 @@ def test_remove_only_update_of_an_existing_item_still_removes(client, make_table
     client.put_item(TableName=table, Item={**key, "a": n(1), "b": n(2)})
     client.update_item(TableName=table, Key=key, UpdateExpression="REMOVE a")
     assert client.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"] == {**key, "b": n(2)}
+
+
+# --------------------------------------------- 7. malformed attribute values: SerializationException
+
+
+@pytest.mark.parametrize(
+    "value, phrase",
+    [
+        ({"N": 123}, "NUMBER_VALUE cannot be converted to String"),
+        ({"S": 123}, "NUMBER_VALUE cannot be converted to String"),
+        ({"S": 1.5}, "NUMBER_VALUE cannot be converted to String"),
+        ({"SS": ["a", 7]}, "NUMBER_VALUE cannot be converted to String"),
+        ({"B": "YWJjZGVmZ2g"}, "Base64 encoded length is expected a multiple of 4 bytes but found: 11"),
+        ({"B": "YWJj??!!"}, "Base64"),
+        ({"M": {"x": {"N": 5}}}, "NUMBER_VALUE cannot be converted to String"),
+    ],
+    ids=["N-number", "S-number", "S-float", "SS-member", "B-unpadded", "B-bad-character", "nested"],
+)
+def test_a_value_of_the_wrong_json_type_is_a_serialization_error(client, make_table, value, phrase):
+    table = make_table("hash_s")
+    body = {"TableName": table, "Item": {"pk": s("k"), "a": value}}
+    with raw_body(client, "PutItem", body), raises_dynamodb("SerializationException", phrase):
+        client.put_item(TableName=table, Item={"pk": s("k")})
+    assert "Item" not in client.get_item(TableName=table, Key={"pk": s("k")}, ConsistentRead=True)
+
+
+@pytest.mark.parametrize("where", ["Key", "ExpressionAttributeValues"])
+def test_keys_and_expression_values_are_deserialized_alike(client, make_table, where):
+    table = make_table("hash_s")
+    body: dict[str, Any] = {"TableName": table, "Key": {"pk": s("k")}}
+    if where == "Key":
+        body["Key"] = {"pk": {"S": 5}}
+    else:
+        body.update(UpdateExpression="SET a = :v", ExpressionAttributeValues={":v": {"N": 5}})
+    with raw_body(client, "UpdateItem", body), raises_dynamodb(
+        "SerializationException", "NUMBER_VALUE cannot be converted to String"
+    ):
+        client.update_item(TableName=table, Key={"pk": s("k")})
