@@ -114,3 +114,93 @@ def test_keys_and_expression_values_are_deserialized_alike(client, make_table, w
         "SerializationException", "NUMBER_VALUE cannot be converted to String"
     ):
         client.update_item(TableName=table, Key={"pk": s("k")})
+
+
+# ----------------------------------------------- 8. ExclusiveStartKey checked against query and segment
+
+
+def test_query_start_key_of_another_partition_is_refused(client, make_table):
+    table = make_table("hash_range_s")
+    with raises_dynamodb("ValidationException", "The provided starting key is outside query boundaries"):
+        client.query(
+            TableName=table,
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": s("right")},
+            ExclusiveStartKey={"pk": s("wrong"), "sk": s("x")},
+        )
+
+
+def test_gsi_query_start_key_of_another_index_partition_is_refused(client, make_table):
+    table = make_table("gsi")
+    with raises_dynamodb("ValidationException", "The provided starting key is outside query boundaries"):
+        client.query(
+            TableName=table,
+            IndexName="gsi1",
+            KeyConditionExpression="gpk = :g",
+            ExpressionAttributeValues={":g": s("right")},
+            ExclusiveStartKey={"pk": s("a"), "sk": s("b"), "gpk": s("wrong"), "gsk": n(1)},
+        )
+
+
+def test_query_pages_within_the_partition_still_continue(client, make_table):
+    table = make_table("hash_range_s")
+    for sort in "abc":
+        client.put_item(TableName=table, Item={"pk": s("p"), "sk": s(sort)})
+    request = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :p",
+        "ExpressionAttributeValues": {":p": s("p")},
+        "Limit": 1,
+    }
+    first = client.query(**request)
+    rest = client.query(**request, ExclusiveStartKey=first["LastEvaluatedKey"])
+    assert [i["sk"]["S"] for i in first["Items"] + rest["Items"]] == ["a", "b"]
+
+
+def test_query_of_a_hash_only_table_takes_no_start_key(client, make_table):
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", "The provided exclusive start key is invalid", "ExclusiveStartKey"):
+        client.query(
+            TableName=table,
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": s("k")},
+            ExclusiveStartKey={"pk": s("k")},
+        )
+
+
+def test_parallel_scan_start_key_outside_its_segment_is_refused(client, make_table):
+    table = make_table("hash_range_s")
+    with raises_dynamodb(
+        "ValidationException",
+        "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment.",
+        "TotalSegments: 1000000 Segment: 0",
+    ):
+        client.scan(
+            TableName=table, TotalSegments=1000000, Segment=0, ExclusiveStartKey={"pk": s("0"), "sk": s("0")}
+        )
+
+
+def test_parallel_scan_pages_of_a_segment_still_continue(client, make_table):
+    table = make_table("hash_s")
+    for i in range(20):
+        client.put_item(TableName=table, Item={"pk": s(f"k{i}")})
+    seen = []
+    for segment in range(3):
+        request = {"TableName": table, "TotalSegments": 3, "Segment": segment, "Limit": 2}
+        while True:
+            page = client.scan(**request)
+            seen += [i["pk"]["S"] for i in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                break
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    assert sorted(seen) == sorted(f"k{i}" for i in range(20))
+
+
+def test_query_of_a_hash_only_table_offers_no_next_page(client, make_table):
+    table = make_table("hash_s")
+    client.put_item(TableName=table, Item={"pk": s("k")})
+    page = client.query(
+        TableName=table, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": s("k")}, Limit=1
+    )
+    assert page["Count"] == 1
+    assert "LastEvaluatedKey" not in page
