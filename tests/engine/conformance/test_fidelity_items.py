@@ -7,6 +7,7 @@ answers: error type, and the words of its message. They run on every backend of 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -204,3 +205,96 @@ def test_query_of_a_hash_only_table_offers_no_next_page(client, make_table):
     )
     assert page["Count"] == 1
     assert "LastEvaluatedKey" not in page
+
+
+# ------------------------------------------------------------ 9. GSI key size limits on write
+
+
+def _two_gsi_table(client) -> str:
+    name = "t_gsi_sizes"
+    client.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": "p", "AttributeType": "S"},
+            {"AttributeName": "x", "AttributeType": "S"},
+            {"AttributeName": "y", "AttributeType": "B"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "gsi_x",
+                "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            },
+            {
+                "IndexName": "gsi_py",
+                "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "y", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "ALL"},
+            },
+        ],
+    )
+    return name
+
+
+@pytest.mark.parametrize(
+    "attribute, value, limit",
+    [
+        ("x", {"S": "a" * 2049}, "2048"),
+        ("x", {"S": "é" * 1025}, "2048"),  # 2050 bytes of UTF-8 in 1025 characters
+        ("x", {"S": "a" * 65536}, "2048"),
+        ("y", {"B": b"\x01" * 1025}, "1024"),
+    ],
+    ids=["hash-2049", "hash-utf8", "hash-64k", "range-1025"],
+)
+def test_a_gsi_key_over_its_limit_is_refused_and_nothing_is_written(client, attribute, value, limit):
+    table = _two_gsi_table(client)
+    with raises_dynamodb("ValidationException", limit):
+        client.put_item(TableName=table, Item={"p": s("k"), attribute: value})
+    with raises_dynamodb("ValidationException", limit):
+        client.update_item(
+            TableName=table,
+            Key={"p": s("k")},
+            UpdateExpression="SET #a = :v",
+            ExpressionAttributeNames={"#a": attribute},
+            ExpressionAttributeValues={":v": value},
+        )
+    assert "Item" not in client.get_item(TableName=table, Key={"p": s("k")}, ConsistentRead=True)
+
+
+def test_gsi_keys_at_their_limits_are_written_and_indexed(client):
+    table = _two_gsi_table(client)
+    client.put_item(TableName=table, Item={"p": s("a"), "x": s("a" * 2048), "y": {"B": b"\x01" * 1024}})
+    assert client.scan(TableName=table, IndexName="gsi_x")["Count"] == 1
+    assert client.scan(TableName=table, IndexName="gsi_py")["Count"] == 1
+
+
+# --------------------------------------- 16. a GSI added to a table leaves out unindexable items
+
+
+def test_backfill_leaves_out_items_whose_key_the_index_cannot_hold(client, make_table):
+    table = make_table("hash_range_s")
+    for p, x in [("ok", "hello"), ("empty", ""), ("big", "a" * 2049), ("edge", "b" * 2048)]:
+        client.put_item(TableName=table, Item={"pk": s(p), "sk": s("c"), "x": s(x)})
+    client.put_item(TableName=table, Item={"pk": s("number"), "sk": s("c"), "x": n(5)})
+    client.update_table(
+        TableName=table,
+        AttributeDefinitions=[{"AttributeName": "x", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "gsi_x",
+                    "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
+    for _ in range(300):
+        indexes = client.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]
+        if all(i["IndexStatus"] == "ACTIVE" for i in indexes):
+            break
+        time.sleep(0.2)
+    indexed = sorted(i["pk"]["S"] for i in client.scan(TableName=table, IndexName="gsi_x")["Items"])
+    assert indexed == ["edge", "ok"]
+    assert client.scan(TableName=table, Select="COUNT")["Count"] == 5  # the base items all stay
