@@ -298,3 +298,60 @@ def test_backfill_leaves_out_items_whose_key_the_index_cannot_hold(client, make_
     indexed = sorted(i["pk"]["S"] for i in client.scan(TableName=table, IndexName="gsi_x")["Items"])
     assert indexed == ["edge", "ok"]
     assert client.scan(TableName=table, Select="COUNT")["Count"] == 5  # the base items all stay
+
+
+# ---------------------------------------------------------------------------- 12. tag validation
+
+
+def _arn(client, table: str) -> str:
+    return client.describe_table(TableName=table)["Table"]["TableArn"]
+
+
+def test_tag_resource_on_something_that_is_not_an_arn(client):
+    with raises_dynamodb("ValidationException", "ARNs must start with 'arn:'", "I_do_not_exist"):
+        client.tag_resource(ResourceArn="I_do_not_exist", Tags=[{"Key": "k", "Value": "v"}])
+
+
+def test_tag_resource_needs_at_least_one_tag(client, make_table):
+    arn = _arn(client, make_table("hash_s"))
+    with raises_dynamodb("ValidationException", "Atleast one Tag needs to be provided as Input."):
+        client.tag_resource(ResourceArn=arn, Tags=[])
+
+
+@pytest.mark.parametrize("bad", ["hi!", "a%b", 'q"', "#x", "<", ">", "a;b", "a|b", "back\\slash"])
+@pytest.mark.parametrize("field", ["Key", "Value"])
+def test_tag_characters_outside_dynamodbs_set_are_refused(client, make_table, bad, field):
+    table = make_table("hash_s")
+    tag = {"Key": "k", "Value": "v", field: bad}
+    with raises_dynamodb("ValidationException", "regular expression pattern"):
+        client.tag_resource(ResourceArn=_arn(client, table), Tags=[tag])
+    assert client.list_tags_of_resource(ResourceArn=_arn(client, table))["Tags"] == []
+
+
+def test_tags_of_letters_digits_spaces_and_the_allowed_marks_are_kept(client, make_table):
+    table = make_table("hash_s")
+    tags = [{"Key": "Équipe 7 +-=._:/", "Value": "ünïcode value 42"}, {"Key": "empty", "Value": ""}]
+    client.tag_resource(ResourceArn=_arn(client, table), Tags=tags)
+    kept = client.list_tags_of_resource(ResourceArn=_arn(client, table))["Tags"]
+    assert sorted(kept, key=lambda t: t["Key"]) == sorted(tags, key=lambda t: t["Key"])
+
+
+def test_create_table_with_more_than_50_tags_creates_nothing(client):
+    with raises_dynamodb("ValidationException", "tags"):
+        client.create_table(
+            TableName="t_tags",
+            BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}],
+            Tags=[{"Key": str(i), "Value": str(i)} for i in range(51)],
+        )
+    assert "t_tags" not in client.list_tables()["TableNames"]
+
+
+def test_an_index_arn_is_not_a_taggable_resource(client, make_table):
+    table = make_table("gsi")
+    index_arn = client.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"][0]["IndexArn"]
+    with raises_dynamodb("ValidationException", "ResourceArn"):
+        client.list_tags_of_resource(ResourceArn=index_arn)
+    with raises_dynamodb("ValidationException", "ResourceArn"):
+        client.tag_resource(ResourceArn=index_arn, Tags=[{"Key": "k", "Value": "v"}])

@@ -6,6 +6,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from ..errors import TableNotFoundException, ValidationException
+from ..tags import check_tags
 from .tables import require_table, table_name_from_arn
 
 if TYPE_CHECKING:
@@ -57,11 +58,10 @@ def _retag(engine: Engine, arn: str, change) -> dict[str, str]:
 
 
 def tag_resource(engine: Engine, request: dict) -> dict:
-    _retag(
-        engine,
-        request["ResourceArn"],
-        lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}),
-    )
+    if not request["Tags"]:
+        raise ValidationException("Atleast one Tag needs to be provided as Input.")
+    added = check_tags(request["Tags"])
+    _retag(engine, request["ResourceArn"], lambda tags: tags.update(added))
     return {}
 
 

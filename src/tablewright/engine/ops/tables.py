@@ -14,6 +14,7 @@ from ..errors import (
     ResourceNotFoundException,
     ValidationException,
 )
+from ..tags import check_tags
 from ..types import invalid
 from ..validation.messages import NOT_NULL, validation_error
 from .streams import close_stream, open_stream
@@ -49,9 +50,13 @@ def require_table(engine: Engine, name: str) -> TableMeta:
 
 def table_name_from_arn(engine: Engine, arn: str) -> str:
     prefix = engine.arn("")
-    if not isinstance(arn, str) or not arn.startswith(prefix):
+    if not isinstance(arn, str) or not arn.startswith("arn:"):
+        raise ValidationException(f"ARNs must start with 'arn:': {arn}")
+    parts = arn[len(prefix) :].split("/")
+    # Tags belong to tables (and streams): an index's ARN, .../table/T/index/I, is not a resource here.
+    if not arn.startswith(prefix) or (len(parts) > 1 and parts[1] != "stream"):
         raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
-    return arn[len(prefix) :].split("/")[0]
+    return parts[0]
 
 
 # ------------------------------------------------------------------------------------------- definitions
@@ -243,6 +248,7 @@ def create_table(engine: Engine, request: dict) -> dict:
             "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
         )
     throughput = _throughput(billing, request.get("ProvisionedThroughput"), "table")
+    tags = check_tags(request.get("Tags", []))
 
     with engine.store.write() as conn:
         if engine.store.table(name) is not None:
@@ -273,7 +279,7 @@ def create_table(engine: Engine, request: dict) -> dict:
             "Description": description,
             "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
             "NextIndexNumber": len(gsis) + len(lsis),
-            "Tags": {t["Key"]: t["Value"] for t in request.get("Tags", [])},
+            "Tags": tags,
             "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
         }
         meta = engine.store.save_table(conn, table_id, document)
