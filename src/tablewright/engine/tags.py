@@ -30,10 +30,14 @@ def check_tags(tags: list[dict[str, Any]], path: str = "tags") -> dict[str, str]
             if not isinstance(text, str):
                 continue  # the request model's checks report a missing key or value
             if not low <= len(text) <= high:
-                bound = f"greater than or equal to {low}" if len(text) < low else f"less than or equal to {high}"
+                bound = (
+                    f"greater than or equal to {low}" if len(text) < low else f"less than or equal to {high}"
+                )
                 violations.append((text, where, f"Member must have length {bound}"))
             elif not _ALLOWED.fullmatch(text):
-                violations.append((text, where, f"Member must satisfy regular expression pattern: {_PATTERN}"))
+                violations.append(
+                    (text, where, f"Member must satisfy regular expression pattern: {_PATTERN}")
+                )
     if violations:
         raise validation_error(violations)
     if len(tags) > MAX_TAGS:

@@ -60,7 +60,10 @@ def test_remove_only_update_of_a_missing_item_creates_nothing(client, make_table
     "update, expected",
     [
         ({"AttributeUpdates": {}}, {"pk": s("k")}),
-        ({"UpdateExpression": "SET a = :v REMOVE b", "ExpressionAttributeValues": {":v": n(1)}}, {"pk": s("k"), "a": n(1)}),
+        (
+            {"UpdateExpression": "SET a = :v REMOVE b", "ExpressionAttributeValues": {":v": n(1)}},
+            {"pk": s("k"), "a": n(1)},
+        ),
     ],
     ids=["empty-attribute-updates", "set-and-remove"],
 )
@@ -111,8 +114,9 @@ def test_keys_and_expression_values_are_deserialized_alike(client, make_table, w
         body["Key"] = {"pk": {"S": 5}}
     else:
         body.update(UpdateExpression="SET a = :v", ExpressionAttributeValues={":v": {"N": 5}})
-    with raw_body(client, "UpdateItem", body), raises_dynamodb(
-        "SerializationException", "NUMBER_VALUE cannot be converted to String"
+    with (
+        raw_body(client, "UpdateItem", body),
+        raises_dynamodb("SerializationException", "NUMBER_VALUE cannot be converted to String"),
     ):
         client.update_item(TableName=table, Key={"pk": s("k")})
 
@@ -160,7 +164,9 @@ def test_query_pages_within_the_partition_still_continue(client, make_table):
 
 def test_query_of_a_hash_only_table_takes_no_start_key(client, make_table):
     table = make_table("hash_s")
-    with raises_dynamodb("ValidationException", "The provided exclusive start key is invalid", "ExclusiveStartKey"):
+    with raises_dynamodb(
+        "ValidationException", "The provided exclusive start key is invalid", "ExclusiveStartKey"
+    ):
         client.query(
             TableName=table,
             KeyConditionExpression="pk = :p",
@@ -229,7 +235,10 @@ def _two_gsi_table(client) -> str:
             },
             {
                 "IndexName": "gsi_py",
-                "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "y", "KeyType": "RANGE"}],
+                "KeySchema": [
+                    {"AttributeName": "p", "KeyType": "HASH"},
+                    {"AttributeName": "y", "KeyType": "RANGE"},
+                ],
                 "Projection": {"ProjectionType": "ALL"},
             },
         ],
@@ -355,3 +364,88 @@ def test_an_index_arn_is_not_a_taggable_resource(client, make_table):
         client.list_tags_of_resource(ResourceArn=index_arn)
     with raises_dynamodb("ValidationException", "ResourceArn"):
         client.tag_resource(ResourceArn=index_arn, Tags=[{"Key": "k", "Value": "v"}])
+
+
+# ------------------------------------------------ 13. AttributeDefinitions conflicts, named
+
+
+def test_create_table_names_the_attribute_defined_twice(client):
+    with raises_dynamodb("ValidationException", "Duplicate", "xyz"):
+        client.create_table(
+            TableName="t_dup",
+            BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "xyz", "KeyType": "HASH"}],
+            AttributeDefinitions=[
+                {"AttributeName": "xyz", "AttributeType": "S"},
+                {"AttributeName": "xyz", "AttributeType": "N"},
+            ],
+        )
+
+
+def _gsi_create(name: str, attribute: str) -> dict[str, Any]:
+    return {
+        "Create": {
+            "IndexName": name,
+            "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+    }
+
+
+def test_update_table_cannot_redefine_an_attribute(client, make_table):
+    table = make_table("gsi")
+    with raises_dynamodb(
+        "ValidationException",
+        "One or more parameter values were invalid: Attributes cannot be redefined. Please check that your "
+        "attribute has the same type as previously defined. Existing schema:",
+        "New schema:",
+    ):
+        client.update_table(
+            TableName=table,
+            AttributeDefinitions=[{"AttributeName": "gpk", "AttributeType": "N"}],
+            GlobalSecondaryIndexUpdates=[_gsi_create("idx2", "gpk")],
+        )
+
+
+# -------------------------------------------------------- 18. UpdateTable request validation
+
+
+@pytest.mark.parametrize("updates", [None, []], ids=["nothing", "empty-index-updates"])
+def test_update_table_that_changes_nothing_is_refused(client, make_table, updates):
+    table = make_table("hash_range_s")
+    request: dict[str, Any] = {"TableName": table}
+    if updates is not None:
+        request["GlobalSecondaryIndexUpdates"] = updates
+    with raises_dynamodb("ValidationException", "UpdateTable"):
+        client.update_table(**request)
+
+
+def test_an_empty_index_update_is_refused(client, make_table):
+    table = make_table("hash_range_s")
+    with raises_dynamodb("ValidationException", "GlobalSecondaryIndexUpdate"):
+        client.update_table(TableName=table, GlobalSecondaryIndexUpdates=[{}])
+
+
+def test_one_index_update_holds_one_action(client, make_table):
+    table = make_table("hash_range_s")
+    update = {**_gsi_create("idx1", "x"), "Delete": {"IndexName": "xyz1"}}
+    with raises_dynamodb("ValidationException", "Only one of", "GlobalSecondaryIndexUpdate"):
+        client.update_table(
+            TableName=table,
+            AttributeDefinitions=[{"AttributeName": "x", "AttributeType": "S"}],
+            GlobalSecondaryIndexUpdates=[update],
+        )
+    assert "GlobalSecondaryIndexes" not in client.describe_table(TableName=table)["Table"]
+
+
+def test_creating_a_gsi_needs_its_keys_in_the_requests_definitions(client, make_table):
+    table = make_table("hash_range_s")
+    with raises_dynamodb("ValidationException", "AttributeDefinitions"):
+        client.update_table(TableName=table, GlobalSecondaryIndexUpdates=[_gsi_create("idx2", "sk")])
+    client.update_table(
+        TableName=table,
+        AttributeDefinitions=[{"AttributeName": "sk", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[_gsi_create("idx2", "sk")],
+    )
+    indexes = client.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]
+    assert [i["IndexName"] for i in indexes] == ["idx2"]

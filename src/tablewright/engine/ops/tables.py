@@ -205,7 +205,13 @@ def create_table(engine: Engine, request: dict) -> dict:
     definitions_list = request["AttributeDefinitions"]
     definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
     if len(definitions) != len(definitions_list):
-        raise invalid("Duplicate AttributeName in AttributeDefinitions")
+        seen: set[str] = set()
+        twice = next(
+            d["AttributeName"]
+            for d in definitions_list
+            if d["AttributeName"] in seen or seen.add(d["AttributeName"])
+        )
+        raise invalid(f"Duplicate AttributeName in AttributeDefinitions: {twice}")
     _check_key_schema(request["KeySchema"], definitions, "keySchema")
     table_hash = next(k["AttributeName"] for k in request["KeySchema"] if k["KeyType"] == "HASH")
     table_has_range = len(request["KeySchema"]) == 2
@@ -334,7 +340,66 @@ def delete_table(engine: Engine, request: dict) -> dict:
 # -------------------------------------------------------------------------------------------- UpdateTable
 
 
+# What UpdateTable can change: a request naming none of them is refused before anything is read.
+_TABLE_CHANGES = (
+    "ProvisionedThroughput",
+    "BillingMode",
+    "StreamSpecification",
+    "GlobalSecondaryIndexUpdates",
+    "SSESpecification",
+    "ReplicaUpdates",
+    "TableClass",
+    "DeletionProtectionEnabled",
+    "OnDemandThroughput",
+    "WarmThroughput",
+    "MultiRegionConsistency",
+    "GlobalTableWitnessUpdates",
+)
+_GSI_ACTIONS = ("Create", "Update", "Delete")
+
+
+def _check_update_request(request: dict) -> None:
+    """DynamoDB's checks of an UpdateTable request's shape: something to change, one action per update."""
+    if not any(request.get(field_name) not in (None, []) for field_name in _TABLE_CHANGES):
+        raise ValidationException(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
+            "or SSESpecification or ReplicaUpdates is required in UpdateTable"
+        )
+    for update in request.get("GlobalSecondaryIndexUpdates") or []:
+        actions = [name for name in _GSI_ACTIONS if isinstance(update, dict) and update.get(name) is not None]
+        if not actions:
+            raise invalid(
+                "One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update or "
+                "GlobalSecondaryIndexUpdate.Delete must be specified"
+            )
+        if len(actions) > 1:
+            raise invalid(
+                "Only one of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update or "
+                "GlobalSecondaryIndexUpdate.Delete can be specified in one GlobalSecondaryIndexUpdate"
+            )
+        create = update.get("Create")
+        if create is not None:
+            # The new index's key attributes must be in this request's AttributeDefinitions, even when
+            # the table already defines them.
+            given = {d.get("AttributeName") for d in request.get("AttributeDefinitions") or []}
+            keys = [k.get("AttributeName") for k in create.get("KeySchema") or []]
+            if any(key not in given for key in keys):
+                raise invalid(
+                    "Some index key attributes are not defined in AttributeDefinitions. "
+                    f"Keys: [{', '.join(map(str, keys))}], AttributeDefinitions: [{', '.join(map(str, sorted(given)))}]"
+                )
+
+
+def _redefined(name: str, known: str, new: str) -> ValidationException:
+    return invalid(
+        "Attributes cannot be redefined. Please check that your attribute has the same type as previously "
+        f"defined. Existing schema: {{AttributeName: {name},AttributeType: {known}}}, "
+        f"New schema: {{AttributeName: {name},AttributeType: {new}}}"
+    )
+
+
 def update_table(engine: Engine, request: dict) -> dict:
+    _check_update_request(request)
     with engine.store.write() as conn:
         meta = require_table(engine, request["TableName"])
         document = copy.deepcopy(meta.extra)
@@ -343,7 +408,7 @@ def update_table(engine: Engine, request: dict) -> dict:
         for new in request.get("AttributeDefinitions", []):
             known = definitions.get(new["AttributeName"])
             if known is not None and known != new["AttributeType"]:
-                raise invalid(f"Cannot change the type of attribute {new['AttributeName']}")
+                raise _redefined(new["AttributeName"], known, new["AttributeType"])
             definitions[new["AttributeName"]] = new["AttributeType"]
         billing = request.get("BillingMode", description["BillingModeSummary"]["BillingMode"])
         if "BillingMode" in request or "ProvisionedThroughput" in request:
