@@ -75,6 +75,11 @@ class Expressions:
             if raw_values is not None:
                 raise ValidationException(_values_without_expressions(parsers.values()))
             return _NONE
+        for key, name in (names or {}).items():
+            if name == "":  # DynamoDB's check of the map's values, before any expression is parsed
+                raise ValidationException(
+                    f"ExpressionAttributeNames contains invalid value: Empty attribute name for key {key}"
+                )
         values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values else raw_values
         parsed = cls(names, values)
         for attribute, text in texts.items():

@@ -25,6 +25,7 @@ TYPES = frozenset({"S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"})
 SCALAR_KEY_TYPES = frozenset({"S", "N", "B"})
 MAX_ITEM_SIZE = 400 * 1024
 MAX_NESTING = 32
+MAX_NAME_BYTES = 65535  # attribute names are 1..65535 bytes of UTF-8
 MAX_DIGITS = 38
 MIN_EXPONENT = -130  # smallest magnitude 1E-130
 MAX_EXPONENT = 126  # largest magnitude 9.99...E+125 < 1E+126
@@ -358,7 +359,11 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
     size = 0
     for name, value in item.items():
         if not isinstance(name, str) or not name:
-            raise invalid("An attribute name may not be empty")
+            raise invalid("Empty attribute name")
+        if len(name) > MAX_NAME_BYTES // 4 and _utf8(name) > MAX_NAME_BYTES:
+            raise invalid(
+                f"Attribute name is too long; it must be at most {MAX_NAME_BYTES} bytes: {name[:64]}..."
+            )
         size += len(name) if name.isascii() else _utf8(name)
         # Strings and canonical numbers are most attributes of most items: handled inline, they skip
         # three calls each; everything else (and every error) takes validate_value_sized.

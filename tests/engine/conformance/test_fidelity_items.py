@@ -449,3 +449,56 @@ def test_creating_a_gsi_needs_its_keys_in_the_requests_definitions(client, make_
     )
     indexes = client.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]
     assert [i["IndexName"] for i in indexes] == ["idx2"]
+
+
+# ------------------------------------------------------------- 20. attribute-name validation
+
+
+def test_put_item_refuses_an_attribute_name_over_65535_bytes(client, make_table):
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", "65535"):
+        client.put_item(TableName=table, Item={"pk": s("k"), "x" * 65536: n(1)})
+    with raises_dynamodb("ValidationException", "65535"):
+        client.put_item(TableName=table, Item={"pk": s("k"), "é" * 32768: n(1)})  # 65536 bytes
+    assert "Item" not in client.get_item(TableName=table, Key={"pk": s("k")})
+
+
+def test_an_attribute_name_of_65535_bytes_is_stored(client, make_table):
+    table = make_table("hash_s")
+    client.put_item(TableName=table, Item={"pk": s("k"), "x" * 65535: n(1)})
+    assert "x" * 65535 in client.get_item(TableName=table, Key={"pk": s("k")})["Item"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c, t: c.put_item(TableName=t, Item={"pk": s("k"), "": n(1)}),
+        lambda c, t: c.get_item(
+            TableName=t, Key={"pk": s("k")}, ProjectionExpression="#n", ExpressionAttributeNames={"#n": ""}
+        ),
+        lambda c, t: c.get_item(TableName=t, Key={"pk": s("k")}, AttributesToGet=[""]),
+        lambda c, t: c.update_item(
+            TableName=t, Key={"pk": s("k")}, AttributeUpdates={"": {"Action": "PUT", "Value": n(1)}}
+        ),
+        lambda c, t: c.update_item(
+            TableName=t,
+            Key={"pk": s("k")},
+            UpdateExpression="SET #n = :v",
+            ExpressionAttributeNames={"#n": ""},
+            ExpressionAttributeValues={":v": n(1)},
+        ),
+    ],
+    ids=[
+        "put-item",
+        "expression-attribute-names",
+        "attributes-to-get",
+        "attribute-updates",
+        "update-expression",
+    ],
+)
+def test_an_empty_attribute_name_is_refused_everywhere(client, make_table, call):
+    table = make_table("hash_s")
+    client.put_item(TableName=table, Item={"pk": s("k"), "a": n(0)})
+    with raises_dynamodb("ValidationException", "Empty attribute name"):
+        call(client, table)
+    assert client.get_item(TableName=table, Key={"pk": s("k")})["Item"] == {"pk": s("k"), "a": n(0)}
