@@ -502,3 +502,60 @@ def test_an_empty_attribute_name_is_refused_everywhere(client, make_table, call)
     with raises_dynamodb("ValidationException", "Empty attribute name"):
         call(client, table)
     assert client.get_item(TableName=table, Key={"pk": s("k")})["Item"] == {"pk": s("k"), "a": n(0)}
+
+
+# ------------------------------------------------ 24. DeleteTable's reduced table description
+
+
+def test_delete_table_answers_with_a_reduced_description(client, make_table):
+    table = make_table("lsi")
+    client.put_item(TableName=table, Item={"pk": s("a"), "sk": s("b")})
+    described = client.delete_table(TableName=table)["TableDescription"]
+    assert described["TableName"] == table
+    assert described["TableStatus"] == "DELETING"
+    assert described["ItemCount"] == 1
+    assert {"TableId", "TableArn", "BillingModeSummary", "ProvisionedThroughput", "TableSizeBytes"} <= set(
+        described
+    )
+    for absent in (
+        "CreationDateTime",
+        "KeySchema",
+        "AttributeDefinitions",
+        "GlobalSecondaryIndexes",
+        "LocalSecondaryIndexes",
+    ):
+        assert absent not in described
+
+
+# ------------------------------------------------------- 25. index Projection checked at CreateTable
+
+
+@pytest.mark.parametrize(
+    "projection, phrase",
+    [
+        ({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a", "a"]}, "Duplicate"),
+        ({}, "Unknown ProjectionType: null"),
+    ],
+    ids=["duplicate-non-key", "no-projection-type"],
+)
+@pytest.mark.parametrize("kind", ["gsi", "lsi"])
+def test_a_bad_index_projection_creates_no_table(client, projection, phrase, kind):
+    index = {"IndexName": "idx", "Projection": projection}
+    request: dict[str, Any] = {
+        "TableName": "t_projection",
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
+        "AttributeDefinitions": [{"AttributeName": name, "AttributeType": "S"} for name in ("p", "c", "x")],
+    }
+    if kind == "gsi":
+        index["KeySchema"] = [{"AttributeName": "x", "KeyType": "HASH"}]
+        request["GlobalSecondaryIndexes"] = [index]
+    else:
+        index["KeySchema"] = [
+            {"AttributeName": "p", "KeyType": "HASH"},
+            {"AttributeName": "x", "KeyType": "RANGE"},
+        ]
+        request["LocalSecondaryIndexes"] = [index]
+    with raises_dynamodb("ValidationException", phrase):
+        client.create_table(**request)
+    assert "t_projection" not in client.list_tables()["TableNames"]

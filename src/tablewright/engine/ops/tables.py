@@ -128,8 +128,13 @@ def _check_key_schema(
 
 
 def _check_projection(projection: dict, index_name: str) -> int:
-    kind = projection.get("ProjectionType", "ALL")
+    kind = projection.get("ProjectionType")
+    if kind is None:
+        raise invalid("Unknown ProjectionType: null")
     non_key = projection.get("NonKeyAttributes")
+    if non_key and len(set(non_key)) != len(non_key):
+        twice = sorted({name for name in non_key if non_key.count(name) > 1})
+        raise invalid(f"Duplicate NonKeyAttributes in Projection of index {index_name}: {', '.join(twice)}")
     if kind != "INCLUDE" and non_key:
         raise invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified (index {index_name})")
     if kind == "INCLUDE" and not non_key:
@@ -322,6 +327,18 @@ def list_tables(engine: Engine, request: dict) -> dict:
     return response
 
 
+_DELETED_TABLE_FIELDS = (
+    "TableName",
+    "TableStatus",
+    "TableId",
+    "TableArn",
+    "BillingModeSummary",
+    "ProvisionedThroughput",
+    "TableSizeBytes",
+    "ItemCount",
+)
+
+
 def delete_table(engine: Engine, request: dict) -> dict:
     with engine.store.write() as conn:
         meta = require_table(engine, request["TableName"])
@@ -330,7 +347,9 @@ def delete_table(engine: Engine, request: dict) -> dict:
                 "Resource cannot be deleted as it is currently protected against deletion. "
                 "Disable deletion protection first."
             )
-        description = describe(engine, conn, meta)
+        full = describe(engine, conn, meta)
+        # DynamoDB answers DeleteTable with a reduced description: no key schema, dates or indexes.
+        description = {name: full[name] for name in _DELETED_TABLE_FIELDS if name in full}
         description["TableStatus"] = "DELETING"
         close_stream(engine, conn, meta.id, meta.description)  # readable for 24 hours more
         engine.store.drop_table(conn, meta)
