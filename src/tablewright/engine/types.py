@@ -46,7 +46,7 @@ def parse_number(text: Any) -> Decimal:
     if not isinstance(text, str) or not text or text.strip() != text:
         raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}")
     try:
-        value = _CONTEXT.create_decimal(text)
+        value = Decimal(text)  # exact, whatever the exponent: "1e100000000" is an overflow, not garbage
     except (decimal.InvalidOperation, ValueError):
         raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}") from None
     if not value.is_finite():
@@ -54,24 +54,33 @@ def parse_number(text: Any) -> Decimal:
     return check_number(value)
 
 
-def check_number(value: Decimal) -> Decimal:
-    """Reject numbers DynamoDB cannot store; return the value normalised (no trailing zeros)."""
+_OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+# Arithmetic is exact or an error: a result that needs rounding has more digits than DynamoDB keeps.
+_EXACT = decimal.Context(prec=80, Emax=999, Emin=-999, traps=[decimal.InvalidOperation, decimal.Inexact])
+
+
+def check_number(value: Decimal, arithmetic: bool = False) -> Decimal:
+    """Reject numbers DynamoDB cannot store; return the value normalised (no trailing zeros).
+
+    ``arithmetic``: the value is the result of SET a = b + c, for which DynamoDB reports too many
+    digits as an overflow (its own, odd, wording).
+    """
     if not value:
         return Decimal(0)
-    value = value.normalize(_CONTEXT)
-    sign, digits, exponent = value.as_tuple()
-    magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
+    magnitude = value.adjusted() + 1  # value = 0.d1d2... x 10^magnitude
     if magnitude > MAX_EXPONENT:
-        raise ValidationException(
-            "Number overflow. Attempting to store a number with magnitude larger than supported range"
-        )
+        raise ValidationException(_OVERFLOW)
     if magnitude - 1 < MIN_EXPONENT:
         raise ValidationException(
             "Number underflow. Attempting to store a number with magnitude smaller than supported range"
         )
-    if len(digits) > MAX_DIGITS:
-        raise ValidationException("Attempting to store more than 38 significant digits in a Number")
-    return value
+    # Counted before normalising, which would round away digits beyond the context's precision.
+    significant = "".join(map(str, value.as_tuple().digits)).strip("0")
+    if len(significant) > MAX_DIGITS:
+        raise ValidationException(
+            _OVERFLOW if arithmetic else "Attempting to store more than 38 significant digits in a Number"
+        )
+    return value.normalize(_CONTEXT)
 
 
 def format_number(value: Decimal) -> str:
@@ -112,8 +121,11 @@ def normalize_number(text: str) -> str:
 
 def add_numbers(left: str, right: str, subtract: bool = False) -> str:
     a, b = parse_number(left), parse_number(right)
-    result = _CONTEXT.subtract(a, b) if subtract else _CONTEXT.add(a, b)
-    return format_number(check_number(result))
+    try:
+        result = _EXACT.subtract(a, b) if subtract else _EXACT.add(a, b)
+    except decimal.Inexact:  # more digits than even the working precision: far beyond 38
+        raise ValidationException(_OVERFLOW) from None
+    return format_number(check_number(result, arithmetic=True))
 
 
 def number_size(text: str) -> int:

@@ -559,3 +559,56 @@ def test_a_bad_index_projection_creates_no_table(client, projection, phrase, kin
     with raises_dynamodb("ValidationException", phrase):
         client.create_table(**request)
     assert "t_projection" not in client.list_tables()["TableNames"]
+
+
+# ------------------------------------------------------ 27. number overflow in DynamoDB's words
+
+OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+
+
+@pytest.mark.parametrize(
+    "expression, a, b",
+    [
+        ("SET x = :a + :b", "1.0", "1.0e100000000"),
+        ("SET x = :a - :b", "1e50", "1"),
+        ("SET x = :a + :b", "9.9999999999999999999999999999999999999e125", "1e125"),
+        ("SET x = :a - :b", "1e125", "1e-129"),
+    ],
+    ids=["huge-exponent-operand", "51-digit-result", "result-past-range", "result-needing-254-digits"],
+)
+def test_number_overflow_is_reported_as_dynamodb_words_it(client, make_table, expression, a, b):
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", OVERFLOW):
+        client.update_item(
+            TableName=table,
+            Key={"pk": s("k")},
+            UpdateExpression=expression,
+            ExpressionAttributeValues={":a": n(a), ":b": n(b)},
+        )
+    assert "Item" not in client.get_item(TableName=table, Key={"pk": s("k")})
+
+
+@pytest.mark.parametrize(
+    "value, phrase",
+    [
+        ("1" * 39, "Attempting to store more than 38 significant digits in a Number"),
+        ("1." + "0" * 100 + "1", "Attempting to store more than 38 significant digits in a Number"),
+        ("1e-100000000", "Number underflow"),
+    ],
+    ids=["39-digits", "102-digits", "tiny-exponent"],
+)
+def test_a_stored_number_keeps_its_own_limits(client, make_table, value, phrase):
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", phrase):
+        client.put_item(TableName=table, Item={"pk": s("k"), "x": n(value)})
+
+
+def test_arithmetic_within_38_digits_is_exact(client, make_table):
+    table = make_table("hash_s")
+    client.update_item(
+        TableName=table,
+        Key={"pk": s("k")},
+        UpdateExpression="SET x = :a - :b",
+        ExpressionAttributeValues={":a": n("1e37"), ":b": n("1")},
+    )
+    assert client.get_item(TableName=table, Key={"pk": s("k")})["Item"]["x"] == n("9" * 37)
