@@ -612,3 +612,75 @@ def test_arithmetic_within_38_digits_is_exact(client, make_table):
         ExpressionAttributeValues={":a": n("1e37"), ":b": n("1")},
     )
     assert client.get_item(TableName=table, Key={"pk": s("k")})["Item"]["x"] == n("9" * 37)
+
+
+# ------------------------------------- 30. per-action validation errors cancel the transaction
+
+
+def _cancellation(client, items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    with raises_dynamodb("TransactionCanceledException") as info:
+        client.transact_write_items(TransactItems=items)
+    response = info.value.response
+    return response["Error"]["Message"], response["CancellationReasons"]
+
+
+def test_a_put_key_of_the_wrong_type_cancels_with_a_validation_reason(client, make_table):
+    table = make_table("hash_s")
+    client.put_item(TableName=table, Item={"pk": s("x")})
+    message, reasons = _cancellation(
+        client,
+        [
+            {"Put": {"TableName": table, "Item": {"pk": n(7)}}},
+            {
+                "Put": {
+                    "TableName": table,
+                    "Item": {"pk": s("x")},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+        ],
+    )
+    assert reasons[0]["Code"] == "ValidationError"
+    assert "Type mismatch for key pk expected: S actual: N" in reasons[0]["Message"]
+    assert reasons[1] == {"Code": "None"}  # its failing condition is not reported
+    assert "[ValidationError, None]" in message
+
+
+def test_only_the_first_validation_error_is_reported(client, make_table):
+    table = make_table("hash_s")
+    message, reasons = _cancellation(
+        client,
+        [
+            {"Put": {"TableName": table, "Item": {"pk": s("ok")}}},
+            {"Put": {"TableName": table, "Item": {"other": s("no key")}}},
+            {"Put": {"TableName": table, "Item": {"pk": n(1)}}},
+        ],
+    )
+    assert [r["Code"] for r in reasons] == ["None", "ValidationError", "None"]
+    assert "Message" not in reasons[0] and "Message" not in reasons[2]
+    assert client.scan(TableName=table)["Count"] == 0
+
+
+def test_a_single_action_transaction_is_cancelled_too(client, make_table):
+    table = make_table("hash_s")
+    _, reasons = _cancellation(client, [{"Put": {"TableName": table, "Item": {"pk": n(7)}}}])
+    assert [r["Code"] for r in reasons] == ["ValidationError"]
+
+
+def test_an_undefined_name_placeholder_stays_a_plain_validation_error(client, make_table):
+    table = make_table("hash_s")
+    with raises_dynamodb(
+        "ValidationException", "An expression attribute name used in the document path is not defined"
+    ):
+        client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": table, "Item": {"pk": n(7)}}},
+                {
+                    "Put": {
+                        "TableName": table,
+                        "Item": {"pk": s("x")},
+                        "ConditionExpression": "attribute_exists(#q)",
+                    }
+                },
+            ]
+        )
