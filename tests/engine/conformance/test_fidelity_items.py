@@ -684,3 +684,23 @@ def test_an_undefined_name_placeholder_stays_a_plain_validation_error(client, ma
                 },
             ]
         )
+
+
+# ------------------------------------------- 31. UpdateTimeToLive naming another attribute
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["disable", "enable"])
+def test_ttl_change_naming_another_attribute_names_the_current_one(client, make_table, enabled):
+    table = make_table("hash_s")
+    client.update_time_to_live(
+        TableName=table, TimeToLiveSpecification={"AttributeName": "expiration", "Enabled": True}
+    )
+    with raises_dynamodb(
+        "ValidationException",
+        "TimeToLive is active on a different AttributeName: current AttributeName is expiration",
+    ):
+        client.update_time_to_live(
+            TableName=table, TimeToLiveSpecification={"AttributeName": "dog", "Enabled": enabled}
+        )
+    described = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    assert described["AttributeName"] == "expiration"

@@ -21,12 +21,16 @@ def update_time_to_live(engine: Engine, request: dict) -> dict:
         document = copy.deepcopy(meta.extra)
         current = document.get("TimeToLive", {})
         enabled = current.get("TimeToLiveStatus") == "ENABLED"
+        if enabled and current.get("AttributeName") != spec["AttributeName"]:
+            # Enabling or disabling, naming another attribute: DynamoDB names the one TTL is on.
+            raise ValidationException(
+                "TimeToLive is active on a different AttributeName: current AttributeName is "
+                f"{current.get('AttributeName')}"
+            )
         if spec["Enabled"] and enabled:
             raise ValidationException("TimeToLive is already enabled")
         if not spec["Enabled"] and not enabled:
             raise ValidationException("TimeToLive is already disabled")
-        if not spec["Enabled"] and current.get("AttributeName") != spec["AttributeName"]:
-            raise ValidationException("The AttributeName does not match the current TimeToLive attribute")
         document["TimeToLive"] = {
             "TimeToLiveStatus": "ENABLED" if spec["Enabled"] else "DISABLED",
             "AttributeName": spec["AttributeName"],
