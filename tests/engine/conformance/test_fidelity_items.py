@@ -704,3 +704,69 @@ def test_ttl_change_naming_another_attribute_names_the_current_one(client, make_
         )
     described = client.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
     assert described["AttributeName"] == "expiration"
+
+
+# ------------------------------------- 39. a GSI asked for attributes it does not project
+
+
+def _include_gsi_table(client, projection: dict[str, Any]) -> str:
+    name = "t_include"
+    client.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": "p", "AttributeType": "S"},
+            {"AttributeName": "x", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "gidx",
+                "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+                "Projection": projection,
+            }
+        ],
+    )
+    client.put_item(TableName=name, Item={"p": s("1"), "x": s("X"), "a": s("A"), "b": s("B")})
+    return name
+
+
+KEY_X = {"KeyConditionExpression": "x = :x", "ExpressionAttributeValues": {":x": s("X")}}
+INCLUDE_A = {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a"]}
+
+
+@pytest.mark.parametrize(
+    "projection", [INCLUDE_A, {"ProjectionType": "KEYS_ONLY"}], ids=["include", "keys-only"]
+)
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda c, t: c.query(TableName=t, IndexName="gidx", ProjectionExpression="b", **KEY_X),
+        lambda c, t: c.query(
+            TableName=t,
+            IndexName="gidx",
+            ProjectionExpression="p, #b.c",
+            ExpressionAttributeNames={"#b": "b"},
+            **KEY_X,
+        ),
+        lambda c, t: c.query(
+            TableName=t,
+            IndexName="gidx",
+            Select="SPECIFIC_ATTRIBUTES",
+            AttributesToGet=["b"],
+            KeyConditions={"x": {"AttributeValueList": [s("X")], "ComparisonOperator": "EQ"}},
+        ),
+        lambda c, t: c.scan(TableName=t, IndexName="gidx", ProjectionExpression="b"),
+    ],
+    ids=["query-projection", "query-nested-placeholder", "query-attributes-to-get", "scan-projection"],
+)
+def test_asking_a_gsi_for_an_attribute_it_does_not_project_is_an_error(client, projection, read):
+    table = _include_gsi_table(client, projection)
+    with raises_dynamodb("ValidationException", "project"):
+        read(client, table)
+
+
+def test_a_gsi_gives_the_attributes_it_projects(client):
+    table = _include_gsi_table(client, INCLUDE_A)
+    page = client.query(TableName=table, IndexName="gidx", ProjectionExpression="a, p, x", **KEY_X)
+    assert page["Items"] == [{"a": s("A"), "p": s("1"), "x": s("X")}]

@@ -16,6 +16,7 @@ from ..capacity import READ_UNIT, Consumed
 from ..catalog import IndexMeta, KeySchema, TableMeta, encode_component, encode_key_part, escape_component
 from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
+from ..expressions.resolve import Scope
 from ..types import encode_key, invalid, partition_hash, validate_item
 from .tables import require_table
 
@@ -90,11 +91,15 @@ class Source:
 
 def _java_map(item: dict) -> str:
     """A key as DynamoDB's Java service prints it in messages: ``{p=AttributeValue: {S:k}}``."""
-    return "{" + ", ".join(
-        f"{name}=AttributeValue: {{{kind}:{payload}}}"
-        for name, value in item.items()
-        for kind, payload in value.items()
-    ) + "}"
+    return (
+        "{"
+        + ", ".join(
+            f"{name}=AttributeValue: {{{kind}:{payload}}}"
+            for name, value in item.items()
+            for kind, payload in value.items()
+        )
+        + "}"
+    )
 
 
 # Which columns order a read (query: within one partition; scan: everything) and which key values fill them.
@@ -146,7 +151,21 @@ def _select(source: Source, request: dict, expressions: Expressions) -> str:
             f"Select type ALL_ATTRIBUTES is not supported for global secondary index {source.index.name} "
             "because its projection type is not ALL"
         )
+    if expressions.projection is not None and source.index is not None and source.index.kind == "GSI":
+        _check_projected(source.index, source.table, expressions)
     return select
+
+
+def _check_projected(index: IndexMeta, table: TableMeta, expressions: Expressions) -> None:
+    """A GSI holds only its projection: asking it for another attribute is an error, not an empty item."""
+    if index.projection == "ALL":
+        return
+    scope = Scope(expressions.projection.kind, expressions.names, None)
+    stored = {name: {"NULL": True} for name in (*index.key.names, *table.key.names, *index.non_key)}
+    wanted = [scope.path(path)[0] for path in expressions.projection.paths]
+    missing = sorted({name for name in wanted if name not in index.project(stored)})
+    if missing:
+        raise invalid(f"Global secondary index {index.name} does not project [{', '.join(missing)}]")
 
 
 def _page(
