@@ -130,7 +130,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     except TypeError:  # nested past orjson's limit in members no action reads
         raise nesting_error() from None
     if len(body) > MAX_REQUEST_BYTES:
-        raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
+        raise ValidationException("Transaction request size cannot exceed the maximum allowed size of 4 MB")
     seen = set()
     for action in actions:
         identity = (action.table.name, action.encoded_key)
