@@ -799,3 +799,23 @@ def test_a_consistent_scan_costs_twice_an_eventually_consistent_one(client, make
         for consistent in (True, False)
     }
     assert units[True] == 2 * units[False] > 0
+
+
+def test_remove_only_update_of_a_missing_item_writes_no_stream_record(client, engine, make_table):
+    import tablewright
+
+    table = make_table("hash_s", StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    client.update_item(TableName=table, Key={"pk": s("gone")}, UpdateExpression="REMOVE a")
+    client.update_item(TableName=table, Key={"pk": s("gone")}, AttributeUpdates={"a": {"Action": "DELETE"}})
+    client.update_item(
+        TableName=table,
+        Key={"pk": s("made")},
+        UpdateExpression="SET a = :v",
+        ExpressionAttributeValues={":v": n(1)},
+    )
+    streams = tablewright.connect(engine=engine, service="dynamodbstreams")
+    arn = client.describe_table(TableName=table)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    records = streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [("INSERT", "made")]
