@@ -210,12 +210,8 @@ def create_table(engine: Engine, request: dict) -> dict:
     definitions_list = request["AttributeDefinitions"]
     definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
     if len(definitions) != len(definitions_list):
-        seen: set[str] = set()
-        twice = next(
-            d["AttributeName"]
-            for d in definitions_list
-            if d["AttributeName"] in seen or seen.add(d["AttributeName"])
-        )
+        names = [d["AttributeName"] for d in definitions_list]
+        twice = next(name for name in names if names.count(name) > 1)
         raise invalid(f"Duplicate AttributeName in AttributeDefinitions: {twice}")
     _check_key_schema(request["KeySchema"], definitions, "keySchema")
     table_hash = next(k["AttributeName"] for k in request["KeySchema"] if k["KeyType"] == "HASH")
