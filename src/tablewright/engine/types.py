@@ -183,7 +183,9 @@ _SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
 def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]]) -> tuple[list, int]:
     """Validate a set of one scalar type: a non-empty list without duplicates (after normalisation)."""
     if not isinstance(items, list):
-        raise ValidationException(f"Invalid {_SET_NAMES[kind]} set: expected a list")
+        raise _wrong_json(items, "List") or ValidationException(
+            f"Invalid {_SET_NAMES[kind]} set: expected a list"
+        )
     if not items:
         raise invalid(f"An {_SET_NAMES[kind]} set  may not be empty")
     normalised, size = [], 0
@@ -197,20 +199,26 @@ def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]])
 
 
 # The JSON token DynamoDB's deserializer names when a scalar arrives where a string belongs.
-_JSON_TOKENS = {bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
+_JSON_TOKENS = {str: "STRING_VALUE", bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
 _JSON_STARTS = {dict: "Start of structure or map", list: "Start of list"}
+_JSON_KINDS = {"String": str, "Boolean": bool, "Map": dict, "List": list}
 
 
-def _not_a_string(v: Any) -> SerializationException | None:
-    """The SerializationException DynamoDB raises for a non-string JSON value where S, N or B belongs
-    (``{"N": 123}``): its deserializer fails before any validation (None for other values)."""
-    token = _JSON_TOKENS.get(type(v))
-    if token is not None:
-        return SerializationException(f"{token} cannot be converted to String")
+def _wrong_json(v: Any, target: str) -> SerializationException | None:
+    """The SerializationException DynamoDB's deserializer raises for a JSON value of another type than
+    the ``target`` a field holds (``{"N": 123}``: "NUMBER_VALUE cannot be converted to String"), before
+    any validation; None when the JSON type is right (or null, which reads as an absent field)."""
+    if v is None or type(v) is _JSON_KINDS[target]:
+        return None
     start = _JSON_STARTS.get(type(v))
     if start is not None:
         return SerializationException(f"{start} found where not expected")
-    return None
+    token = _JSON_TOKENS.get(type(v))
+    return SerializationException(f"{token} cannot be converted to {target}") if token else None
+
+
+def _not_a_string(v: Any) -> SerializationException | None:
+    return _wrong_json(v, "String")
 
 
 def _string(v: Any) -> str:
@@ -298,13 +306,13 @@ def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
 
 def _bool(v: Any, depth: int) -> tuple[bool, int]:
     if not isinstance(v, bool):
-        raise ValidationException(f"Invalid boolean value: {v!r}")
+        raise _wrong_json(v, "Boolean") or ValidationException(f"Invalid boolean value: {v!r}")
     return v, 1
 
 
 def _null(v: Any, depth: int) -> tuple[bool, int]:
     if v is not True:
-        raise invalid("Null attribute value types must have the value of true")
+        raise _wrong_json(v, "Boolean") or invalid("Null attribute value types must have the value of true")
     return True, 1
 
 
@@ -324,7 +332,7 @@ def _check_container_depth(depth: int) -> None:
 def _map(v: Any, depth: int) -> tuple[dict, int]:
     _check_container_depth(depth)
     if not isinstance(v, dict):
-        raise ValidationException("Invalid map value: expected an object")
+        raise _wrong_json(v, "Map") or ValidationException("Invalid map value: expected an object")
     out, size = {}, 3
     for name, inner in v.items():
         out[name], inner_size = validate_value_sized(inner, depth + 1)
@@ -335,7 +343,7 @@ def _map(v: Any, depth: int) -> tuple[dict, int]:
 def _list(v: Any, depth: int) -> tuple[list, int]:
     _check_container_depth(depth)
     if not isinstance(v, list):
-        raise ValidationException("Invalid list value: expected an array")
+        raise _wrong_json(v, "List") or ValidationException("Invalid list value: expected an array")
     out, size = [], 3
     for inner in v:
         value, inner_size = validate_value_sized(inner, depth + 1)
