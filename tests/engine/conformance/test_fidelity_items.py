@@ -839,3 +839,31 @@ def test_remove_only_update_of_a_missing_item_writes_no_stream_record(client, en
     iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
     records = streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
     assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [("INSERT", "made")]
+
+
+def test_remove_only_update_in_a_transaction_creates_nothing(client, make_table):
+    table = make_table("hash_s")
+    client.transact_write_items(
+        TransactItems=[
+            {"Update": {"TableName": table, "Key": {"pk": s("gone")}, "UpdateExpression": "REMOVE a"}},
+            {
+                "Update": {
+                    "TableName": table,
+                    "Key": {"pk": s("made")},
+                    "UpdateExpression": "SET a = :v",
+                    "ExpressionAttributeValues": {":v": n(1)},
+                }
+            },
+        ]
+    )
+    assert sorted(i["pk"]["S"] for i in client.scan(TableName=table)["Items"]) == ["made"]
+
+
+def test_an_index_update_of_an_unknown_kind_is_refused(client, make_table):
+    table = make_table("hash_range_s")
+    body = {"TableName": table, "GlobalSecondaryIndexUpdates": [{"Rename": {"IndexName": "x"}}]}
+    with (
+        raw_body(client, "UpdateTable", body),
+        raises_dynamodb("ValidationException", "GlobalSecondaryIndexUpdate"),
+    ):
+        client.update_table(TableName=table, BillingMode="PAY_PER_REQUEST")
