@@ -452,7 +452,11 @@ def test_query_conditions_on_a_multi_attribute_key(query_table, extra, values, e
 QUERY_ERRORS = {
     # DynamoDB says every HASH attribute needs an equality condition (not the single-key wording).
     "missing_hash": ("h1 = :h1", {}, "HASH key attributes h1, h2 must all have equality conditions"),
-    "hash_range_op": ("h1 = :h1 AND h2 > :h2", {}, "HASH key attributes h1, h2 must all have equality conditions"),
+    "hash_range_op": (
+        "h1 = :h1 AND h2 > :h2",
+        {},
+        "HASH key attributes h1, h2 must all have equality conditions",
+    ),
     "hash_between": (
         "h1 = :h1 AND h2 BETWEEN :h2 AND :n",
         {":n": 2},
