@@ -75,6 +75,11 @@ class Expressions:
             if raw_values is not None:
                 raise ValidationException(_values_without_expressions(parsers.values()))
             return _NONE
+        for key, name in (names or {}).items():
+            if name == "":  # DynamoDB's check of the map's values, before any expression is parsed
+                raise ValidationException(
+                    f"ExpressionAttributeNames contains invalid value: Empty attribute name for key {key}"
+                )
         values = validate_item(raw_values, "ExpressionAttributeValues") if raw_values else raw_values
         parsed = cls(names, values)
         for attribute, text in texts.items():
@@ -251,6 +256,10 @@ class Update(Action):
         base = dict(old) if old is not None else dict(self.key)
         if self.expressions.update is None:
             return base
+        if old is None and all(a.clause == "REMOVE" for a in self.expressions.update.actions):
+            # DynamoDB creates nothing when an update of a missing item only removes attributes
+            # (UpdateExpression REMOVE, or AttributeUpdates DELETE without a Value): no item, no record.
+            return None
         new = ex.apply_update(self.expressions.update, base, self.expressions.names, self.expressions.values)
         for name in self.table.key.names:
             if name not in new or not equal(new[name], self.key[name]):

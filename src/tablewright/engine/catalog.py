@@ -157,6 +157,38 @@ class IndexMeta:
                     "not supported. The AttributeValue for a key attribute cannot contain an empty "
                     f"{'string' if kind == 'S' else 'binary'} value. IndexName: {self.name}, IndexKey: {name}"
                 )
+            if actual in ("S", "B"):
+                self._check_key_size(name, value)
+
+    def indexable(self, item: Item) -> bool:
+        """Whether a stored item can enter this index: a GSI added to a table with data silently
+        leaves out items whose key values it could not hold (empty, too long, another type)."""
+        try:
+            self.check_item(item)
+        except ValidationException:
+            return False
+        return True
+
+    def _check_key_size(self, name: str, value: AttributeValue) -> None:
+        """Index keys have the table's limits: 2048 bytes per partition, 1024 per sort key attribute."""
+        is_hash = any(name == hash_name for hash_name, _ in self.key.hash_attributes)
+        limit = MAX_PARTITION_KEY_BYTES if is_hash else MAX_SORT_KEY_BYTES
+        payload = value.get("S")
+        # S: UTF-8 bytes; B: base64 text is 4/3 of its bytes, decoded only when it might be too long.
+        if payload is not None:
+            if len(payload) * 4 <= limit:
+                return
+            size = len(payload.encode("utf-8"))
+        else:
+            if len(value["B"]) * 3 // 4 <= limit:
+                return
+            size = len(encode_key(value))
+        if size > limit:
+            which = "hashkey" if is_hash else "rangekey"
+            raise invalid(
+                f"Size of {which} has exceeded the maximum size limit of {limit} bytes. "
+                f"IndexName: {self.name}, IndexKey: {name}, size: {size} bytes"
+            )
 
     def project(self, item: Item) -> Item:
         """The attributes of an item that the index stores."""

@@ -46,6 +46,8 @@ IdempotentParameterMismatchException = _error("IdempotentParameterMismatchExcept
 TransactionInProgressException = _error("TransactionInProgressException")
 LimitExceededException = _error("LimitExceededException")
 SerializationException = _error("SerializationException")
+# DynamoDB's deserializer (its coral front end) answers before the table service sees the request.
+SerializationException.namespace = "com.amazon.coral.service#"
 UnknownOperationException = _error("UnknownOperationException")
 InternalServerError = _error("InternalServerError", 500)
 TrimmedDataAccessException = _error("TrimmedDataAccessException")

@@ -466,7 +466,7 @@ class Store:
         for h, pk, sk, raw in rows:
             item = orjson.loads(raw)
             entry = index.entry_key(item)
-            if entry is None:
+            if entry is None or not index.indexable(item):
                 continue
             conn.execute(
                 f"INSERT OR REPLACE INTO {table_name} (h, pk, sk, th, tpk, tsk, size) VALUES (?, ?, ?, ?, ?, ?, ?)",

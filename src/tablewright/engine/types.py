@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .errors import ValidationException
+from .errors import SerializationException, ValidationException
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -25,6 +25,7 @@ TYPES = frozenset({"S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"})
 SCALAR_KEY_TYPES = frozenset({"S", "N", "B"})
 MAX_ITEM_SIZE = 400 * 1024
 MAX_NESTING = 32
+MAX_NAME_BYTES = 65535  # attribute names are 1..65535 bytes of UTF-8
 MAX_DIGITS = 38
 MIN_EXPONENT = -130  # smallest magnitude 1E-130
 MAX_EXPONENT = 126  # largest magnitude 9.99...E+125 < 1E+126
@@ -45,7 +46,7 @@ def parse_number(text: Any) -> Decimal:
     if not isinstance(text, str) or not text or text.strip() != text:
         raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}")
     try:
-        value = _CONTEXT.create_decimal(text)
+        value = Decimal(text)  # exact, whatever the exponent: "1e100000000" is an overflow, not garbage
     except (decimal.InvalidOperation, ValueError):
         raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}") from None
     if not value.is_finite():
@@ -53,24 +54,33 @@ def parse_number(text: Any) -> Decimal:
     return check_number(value)
 
 
-def check_number(value: Decimal) -> Decimal:
-    """Reject numbers DynamoDB cannot store; return the value normalised (no trailing zeros)."""
+_OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+# Arithmetic is exact or an error: a result that needs rounding has more digits than DynamoDB keeps.
+_EXACT = decimal.Context(prec=80, Emax=999, Emin=-999, traps=[decimal.InvalidOperation, decimal.Inexact])
+
+
+def check_number(value: Decimal, arithmetic: bool = False) -> Decimal:
+    """Reject numbers DynamoDB cannot store; return the value normalised (no trailing zeros).
+
+    ``arithmetic``: the value is the result of SET a = b + c, for which DynamoDB reports too many
+    digits as an overflow (its own, odd, wording).
+    """
     if not value:
         return Decimal(0)
-    value = value.normalize(_CONTEXT)
-    sign, digits, exponent = value.as_tuple()
-    magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
+    magnitude = value.adjusted() + 1  # value = 0.d1d2... x 10^magnitude
     if magnitude > MAX_EXPONENT:
-        raise ValidationException(
-            "Number overflow. Attempting to store a number with magnitude larger than supported range"
-        )
+        raise ValidationException(_OVERFLOW)
     if magnitude - 1 < MIN_EXPONENT:
         raise ValidationException(
             "Number underflow. Attempting to store a number with magnitude smaller than supported range"
         )
-    if len(digits) > MAX_DIGITS:
-        raise ValidationException("Attempting to store more than 38 significant digits in a Number")
-    return value
+    # Counted before normalising, which would round away digits beyond the context's precision.
+    significant = "".join(map(str, value.as_tuple().digits)).strip("0")
+    if len(significant) > MAX_DIGITS:
+        raise ValidationException(
+            _OVERFLOW if arithmetic else "Attempting to store more than 38 significant digits in a Number"
+        )
+    return value.normalize(_CONTEXT)
 
 
 def format_number(value: Decimal) -> str:
@@ -111,8 +121,11 @@ def normalize_number(text: str) -> str:
 
 def add_numbers(left: str, right: str, subtract: bool = False) -> str:
     a, b = parse_number(left), parse_number(right)
-    result = _CONTEXT.subtract(a, b) if subtract else _CONTEXT.add(a, b)
-    return format_number(check_number(result))
+    try:
+        result = _EXACT.subtract(a, b) if subtract else _EXACT.add(a, b)
+    except decimal.Inexact:  # more digits than even the working precision: far beyond 38
+        raise ValidationException(_OVERFLOW) from None
+    return format_number(check_number(result, arithmetic=True))
 
 
 def number_size(text: str) -> int:
@@ -170,7 +183,9 @@ _SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
 def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]]) -> tuple[list, int]:
     """Validate a set of one scalar type: a non-empty list without duplicates (after normalisation)."""
     if not isinstance(items, list):
-        raise ValidationException(f"Invalid {_SET_NAMES[kind]} set: expected a list")
+        raise _wrong_json(items, "List") or ValidationException(
+            f"Invalid {_SET_NAMES[kind]} set: expected a list"
+        )
     if not items:
         raise invalid(f"An {_SET_NAMES[kind]} set  may not be empty")
     normalised, size = [], 0
@@ -183,9 +198,32 @@ def _sized_set(kind: str, items: Any, measure: Callable[[Any], tuple[Any, int]])
     return normalised, size
 
 
+# The JSON token DynamoDB's deserializer names when a scalar arrives where a string belongs.
+_JSON_TOKENS = {str: "STRING_VALUE", bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
+_JSON_STARTS = {dict: "Start of structure or map", list: "Start of list"}
+_JSON_KINDS = {"String": str, "Boolean": bool, "Map": dict, "List": list}
+
+
+def _wrong_json(v: Any, target: str) -> SerializationException | None:
+    """The SerializationException DynamoDB's deserializer raises for a JSON value of another type than
+    the ``target`` a field holds (``{"N": 123}``: "NUMBER_VALUE cannot be converted to String"), before
+    any validation; None when the JSON type is right (or null, which reads as an absent field)."""
+    if v is None or type(v) is _JSON_KINDS[target]:
+        return None
+    start = _JSON_STARTS.get(type(v))
+    if start is not None:
+        return SerializationException(f"{start} found where not expected")
+    token = _JSON_TOKENS.get(type(v))
+    return SerializationException(f"{token} cannot be converted to {target}") if token else None
+
+
+def _not_a_string(v: Any) -> SerializationException | None:
+    return _wrong_json(v, "String")
+
+
 def _string(v: Any) -> str:
     if not isinstance(v, str):
-        raise ValidationException(f"Invalid string value: {v!r}")
+        raise _not_a_string(v) or ValidationException(f"Invalid string value: {v!r}")
     return v
 
 
@@ -232,24 +270,49 @@ def _sized_string(v: Any, depth: int = 0) -> tuple[str, int]:
 
 
 def _sized_number(v: Any, depth: int = 0) -> tuple[str, int]:
+    if type(v) is not str:
+        error = _not_a_string(v)
+        if error is not None:
+            raise error
     text = normalize_number(v)
     return text, _canonical_number_size(text)
 
 
+def _base64_error(text: str) -> SerializationException:
+    """DynamoDB's deserializer's words for a B value that is not base64."""
+    if len(text) % 4:
+        return SerializationException(
+            f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}"
+        )
+    bad = next((c for c in text if not (c.isascii() and (c.isalnum() or c in "+/="))), None)
+    if bad is not None:
+        return SerializationException(f"Invalid Base64 character: {bad!r}")
+    return SerializationException("Invalid last non-pad Base64 character dectected")
+
+
 def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
+    if type(v) is str:
+        try:
+            data = base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            raise _base64_error(v) from None
+        return v, len(data)
+    error = _not_a_string(v) if not isinstance(v, bytes | bytearray) else None
+    if error is not None:
+        raise error
     data = decode_binary(v)
     return (v if isinstance(v, str) else encode_binary(data)), len(data)
 
 
 def _bool(v: Any, depth: int) -> tuple[bool, int]:
     if not isinstance(v, bool):
-        raise ValidationException(f"Invalid boolean value: {v!r}")
+        raise _wrong_json(v, "Boolean") or ValidationException(f"Invalid boolean value: {v!r}")
     return v, 1
 
 
 def _null(v: Any, depth: int) -> tuple[bool, int]:
     if v is not True:
-        raise invalid("Null attribute value types must have the value of true")
+        raise _wrong_json(v, "Boolean") or invalid("Null attribute value types must have the value of true")
     return True, 1
 
 
@@ -269,7 +332,7 @@ def _check_container_depth(depth: int) -> None:
 def _map(v: Any, depth: int) -> tuple[dict, int]:
     _check_container_depth(depth)
     if not isinstance(v, dict):
-        raise ValidationException("Invalid map value: expected an object")
+        raise _wrong_json(v, "Map") or ValidationException("Invalid map value: expected an object")
     out, size = {}, 3
     for name, inner in v.items():
         out[name], inner_size = validate_value_sized(inner, depth + 1)
@@ -280,7 +343,7 @@ def _map(v: Any, depth: int) -> tuple[dict, int]:
 def _list(v: Any, depth: int) -> tuple[list, int]:
     _check_container_depth(depth)
     if not isinstance(v, list):
-        raise ValidationException("Invalid list value: expected an array")
+        raise _wrong_json(v, "List") or ValidationException("Invalid list value: expected an array")
     out, size = [], 3
     for inner in v:
         value, inner_size = validate_value_sized(inner, depth + 1)
@@ -316,7 +379,11 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
     size = 0
     for name, value in item.items():
         if not isinstance(name, str) or not name:
-            raise invalid("An attribute name may not be empty")
+            raise invalid("Empty attribute name")
+        if len(name) > MAX_NAME_BYTES // 4 and _utf8(name) > MAX_NAME_BYTES:
+            raise invalid(
+                f"Attribute name is too long; it must be at most {MAX_NAME_BYTES} bytes: {name[:64]}..."
+            )
         size += len(name) if name.isascii() else _utf8(name)
         # Strings and canonical numbers are most attributes of most items: handled inline, they skip
         # three calls each; everything else (and every error) takes validate_value_sized.

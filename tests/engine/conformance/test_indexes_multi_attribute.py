@@ -450,8 +450,23 @@ def test_query_conditions_on_a_multi_attribute_key(query_table, extra, values, e
 
 
 QUERY_ERRORS = {
-    "missing_hash": ("h1 = :h1", {}, "Query condition missed key schema element: h2"),
-    "hash_range_op": ("h1 = :h1 AND h2 > :h2", {}, "Query key condition not supported"),
+    # DynamoDB says every HASH attribute needs an equality condition (not the single-key wording).
+    "missing_hash": ("h1 = :h1", {}, "HASH key attributes h1, h2 must all have equality conditions"),
+    "hash_range_op": (
+        "h1 = :h1 AND h2 > :h2",
+        {},
+        "HASH key attributes h1, h2 must all have equality conditions",
+    ),
+    "hash_between": (
+        "h1 = :h1 AND h2 BETWEEN :h2 AND :n",
+        {":n": 2},
+        "HASH key attributes h1, h2 must all have equality conditions",
+    ),
+    "hash_begins_with": (
+        "begins_with(h1, :h1) AND h2 = :h2",
+        {},
+        "HASH key attributes h1, h2 must all have equality conditions",
+    ),
     "skip_first_range": (
         "h1 = :h1 AND h2 = :h2 AND r2 = :n",
         {":n": 1},

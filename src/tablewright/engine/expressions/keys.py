@@ -164,6 +164,12 @@ def resolve_key_conditions(
     hash_values = []
     for hash_name in hash_names:
         hash_part = by_key.pop(hash_name, None)
+        if len(hash_names) > 1 and (hash_part is None or hash_part.op != "="):
+            # A multi-attribute partition key: DynamoDB names the rule, not the first offender.
+            raise ValidationException(
+                f"HASH key attributes {', '.join(hash_names)} must all have equality conditions "
+                "specified in the query"
+            )
         if hash_part is None:
             raise ValidationException(f"Query condition missed key schema element: {hash_name}")
         if hash_part.op != "=":

@@ -16,6 +16,7 @@ from ..capacity import READ_UNIT, Consumed
 from ..catalog import IndexMeta, KeySchema, TableMeta, encode_component, encode_key_part, escape_component
 from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
+from ..expressions.resolve import Scope
 from ..types import encode_key, invalid, partition_hash, validate_item
 from .tables import require_table
 
@@ -42,9 +43,25 @@ class Source:
         names = set(self.table.key.names) | set(self.key.names)
         return {name: item[name] for name in names if name in item}
 
-    def start_after(self, raw: Any, forward: bool, columns: str) -> tuple[str, tuple]:
-        """SQL continuing strictly after an ExclusiveStartKey, in read order."""
+    def start_after(
+        self,
+        raw: Any,
+        forward: bool,
+        columns: str,
+        partition: bytes | None = None,
+        segment: tuple[int, int, int, int] | None = None,
+    ) -> tuple[str, tuple]:
+        """SQL continuing strictly after an ExclusiveStartKey, in read order.
+
+        ``partition`` is the encoded partition a query reads, ``segment`` a parallel scan's
+        (low hash, high hash, segment, total): DynamoDB refuses a start key outside either.
+        """
         start = validate_item(raw, "ExclusiveStartKey")
+        if columns == "query" and self.index is None and not self.key.range_attributes:
+            # A query of a hash-only table reads at most one item: no page can follow another.
+            raise ValidationException(
+                f"The provided exclusive start key is invalid: ExclusiveStartKey: {_java_map(start)}"
+            )
         needed = set(self.table.key.names) | set(self.key.names)
         if set(start) != needed:
             raise ValidationException(
@@ -58,9 +75,31 @@ class Source:
             if entry is None:
                 raise ValidationException("The provided starting key is invalid")
             values = (partition_hash(entry[0]), entry[0], entry[1], pk, sk)
+        if partition is not None and values[1] != partition:
+            raise ValidationException(
+                "The provided starting key is outside query boundaries based on provided conditions"
+            )
+        if segment is not None and not segment[0] <= values[0] < segment[1]:
+            raise ValidationException(
+                "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey "
+                f"with correct Segment. TotalSegments: {segment[3]} Segment: {segment[2]}"
+            )
         chosen = _COLUMNS[columns][self.index is not None]
         picked = tuple(values[i] for i in chosen[1])
         return f"({chosen[0]}) {'>' if forward else '<'} ({', '.join('?' * len(picked))})", picked
+
+
+def _java_map(item: dict) -> str:
+    """A key as DynamoDB's Java service prints it in messages: ``{p=AttributeValue: {S:k}}``."""
+    return (
+        "{"
+        + ", ".join(
+            f"{name}=AttributeValue: {{{kind}:{payload}}}"
+            for name, value in item.items()
+            for kind, payload in value.items()
+        )
+        + "}"
+    )
 
 
 # Which columns order a read (query: within one partition; scan: everything) and which key values fill them.
@@ -112,7 +151,21 @@ def _select(source: Source, request: dict, expressions: Expressions) -> str:
             f"Select type ALL_ATTRIBUTES is not supported for global secondary index {source.index.name} "
             "because its projection type is not ALL"
         )
+    if expressions.projection is not None and source.index is not None and source.index.kind == "GSI":
+        _check_projected(source.index, source.table, expressions)
     return select
+
+
+def _check_projected(index: IndexMeta, table: TableMeta, expressions: Expressions) -> None:
+    """A GSI holds only its projection: asking it for another attribute is an error, not an empty item."""
+    if index.projection == "ALL":
+        return
+    scope = Scope(expressions.projection.kind, expressions.names, None)
+    stored = {name: {"NULL": True} for name in (*index.key.names, *table.key.names, *index.non_key)}
+    wanted = [scope.path(path)[0] for path in expressions.projection.paths]
+    missing = sorted({name for name in wanted if name not in index.project(stored)})
+    if missing:
+        raise invalid(f"Global secondary index {index.name} does not project [{', '.join(missing)}]")
 
 
 def _page(
@@ -134,7 +187,11 @@ def _page(
         if expressions.check(item):
             items.append(item)
         if (limit is not None and scanned >= limit) or size_read >= PAGE_BYTES:
-            last = source.last_key(item)
+            # A query of a hash-only table has read its one possible item: no page follows (and
+            # DynamoDB refuses a start key there).
+            hash_only_query = "KeyConditionExpression" in request and source.index is None
+            if not (hash_only_query and not source.key.range_attributes):
+                last = source.last_key(item)
             break
     consistent = bool(request.get("ConsistentRead"))
     units = max(1, math.ceil(size_read / READ_UNIT)) * (1.0 if consistent else 0.5)
@@ -289,7 +346,7 @@ def query(engine: Engine, request: dict) -> dict:
     params += range_params
     forward = request.get("ScanIndexForward", True)
     if "ExclusiveStartKey" in request:
-        clause, values = source.start_after(request["ExclusiveStartKey"], forward, "query")
+        clause, values = source.start_after(request["ExclusiveStartKey"], forward, "query", partition=pk)
         where += " AND " + clause
         params += values
     columns = _COLUMNS["query"][source.index is not None][0]
@@ -304,6 +361,7 @@ def scan(engine: Engine, request: dict) -> dict:
     source = _source(engine, request, "Scan")
     expressions = Expressions.parse(request, condition="FilterExpression", projection="ProjectionExpression")
     where, params = "1", ()
+    bounds = None
     segment, total = request.get("Segment"), request.get("TotalSegments")
     if (segment is None) != (total is None):
         missing = "TotalSegments" if total is None else "Segment"
@@ -319,8 +377,9 @@ def scan(engine: Engine, request: dict) -> dict:
             )
         where = "x.h >= ? AND x.h < ?"
         params = (segment * 2**32 // total, (segment + 1) * 2**32 // total)
+        bounds = (*params, segment, total)
     if "ExclusiveStartKey" in request:
-        clause, values = source.start_after(request["ExclusiveStartKey"], True, "scan")
+        clause, values = source.start_after(request["ExclusiveStartKey"], True, "scan", segment=bounds)
         where += " AND " + clause
         params += values
     order = _COLUMNS["scan"][source.index is not None][0]

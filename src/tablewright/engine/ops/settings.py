@@ -6,6 +6,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from ..errors import ValidationException
+from ..tags import check_tags
 from .tables import require_table, table_name_from_arn
 
 if TYPE_CHECKING:
@@ -19,12 +20,16 @@ def update_time_to_live(engine: Engine, request: dict) -> dict:
         document = copy.deepcopy(meta.extra)
         current = document.get("TimeToLive", {})
         enabled = current.get("TimeToLiveStatus") == "ENABLED"
+        if enabled and current.get("AttributeName") != spec["AttributeName"]:
+            # Enabling or disabling, naming another attribute: DynamoDB names the one TTL is on.
+            raise ValidationException(
+                "TimeToLive is active on a different AttributeName: current AttributeName is "
+                f"{current.get('AttributeName')}"
+            )
         if spec["Enabled"] and enabled:
             raise ValidationException("TimeToLive is already enabled")
         if not spec["Enabled"] and not enabled:
             raise ValidationException("TimeToLive is already disabled")
-        if not spec["Enabled"] and current.get("AttributeName") != spec["AttributeName"]:
-            raise ValidationException("The AttributeName does not match the current TimeToLive attribute")
         document["TimeToLive"] = {
             "TimeToLiveStatus": "ENABLED" if spec["Enabled"] else "DISABLED",
             "AttributeName": spec["AttributeName"],
@@ -56,11 +61,10 @@ def _retag(engine: Engine, arn: str, change) -> dict[str, str]:
 
 
 def tag_resource(engine: Engine, request: dict) -> dict:
-    _retag(
-        engine,
-        request["ResourceArn"],
-        lambda tags: tags.update({t["Key"]: t["Value"] for t in request["Tags"]}),
-    )
+    if not request["Tags"]:
+        raise ValidationException("Atleast one Tag needs to be provided as Input.")
+    added = check_tags(request["Tags"])
+    _retag(engine, request["ResourceArn"], lambda tags: tags.update(added))
     return {}
 
 

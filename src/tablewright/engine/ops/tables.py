@@ -14,6 +14,7 @@ from ..errors import (
     ResourceNotFoundException,
     ValidationException,
 )
+from ..tags import check_tags
 from ..types import invalid
 from ..validation.messages import NOT_NULL, validation_error
 from .streams import close_stream, open_stream
@@ -49,9 +50,13 @@ def require_table(engine: Engine, name: str) -> TableMeta:
 
 def table_name_from_arn(engine: Engine, arn: str) -> str:
     prefix = engine.arn("")
-    if not isinstance(arn, str) or not arn.startswith(prefix):
+    if not isinstance(arn, str) or not arn.startswith("arn:"):
+        raise ValidationException(f"ARNs must start with 'arn:': {arn}")
+    parts = arn[len(prefix) :].split("/")
+    # Tags belong to tables (and streams): an index's ARN, .../table/T/index/I, is not a resource here.
+    if not arn.startswith(prefix) or (len(parts) > 1 and parts[1] != "stream"):
         raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
-    return arn[len(prefix) :].split("/")[0]
+    return parts[0]
 
 
 # ------------------------------------------------------------------------------------------- definitions
@@ -123,8 +128,13 @@ def _check_key_schema(
 
 
 def _check_projection(projection: dict, index_name: str) -> int:
-    kind = projection.get("ProjectionType", "ALL")
+    kind = projection.get("ProjectionType")
+    if kind is None:
+        raise invalid("Unknown ProjectionType: null")
     non_key = projection.get("NonKeyAttributes")
+    if non_key and len(set(non_key)) != len(non_key):
+        twice = sorted({name for name in non_key if non_key.count(name) > 1})
+        raise invalid(f"Duplicate NonKeyAttributes in Projection of index {index_name}: {', '.join(twice)}")
     if kind != "INCLUDE" and non_key:
         raise invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified (index {index_name})")
     if kind == "INCLUDE" and not non_key:
@@ -200,7 +210,9 @@ def create_table(engine: Engine, request: dict) -> dict:
     definitions_list = request["AttributeDefinitions"]
     definitions = {d["AttributeName"]: d["AttributeType"] for d in definitions_list}
     if len(definitions) != len(definitions_list):
-        raise invalid("Duplicate AttributeName in AttributeDefinitions")
+        names = [d["AttributeName"] for d in definitions_list]
+        twice = next(name for name in names if names.count(name) > 1)
+        raise invalid(f"Duplicate AttributeName in AttributeDefinitions: {twice}")
     _check_key_schema(request["KeySchema"], definitions, "keySchema")
     table_hash = next(k["AttributeName"] for k in request["KeySchema"] if k["KeyType"] == "HASH")
     table_has_range = len(request["KeySchema"]) == 2
@@ -243,6 +255,7 @@ def create_table(engine: Engine, request: dict) -> dict:
             "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
         )
     throughput = _throughput(billing, request.get("ProvisionedThroughput"), "table")
+    tags = check_tags(request.get("Tags", []))
 
     with engine.store.write() as conn:
         if engine.store.table(name) is not None:
@@ -273,7 +286,7 @@ def create_table(engine: Engine, request: dict) -> dict:
             "Description": description,
             "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
             "NextIndexNumber": len(gsis) + len(lsis),
-            "Tags": {t["Key"]: t["Value"] for t in request.get("Tags", [])},
+            "Tags": tags,
             "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
         }
         meta = engine.store.save_table(conn, table_id, document)
@@ -310,6 +323,18 @@ def list_tables(engine: Engine, request: dict) -> dict:
     return response
 
 
+_DELETED_TABLE_FIELDS = (
+    "TableName",
+    "TableStatus",
+    "TableId",
+    "TableArn",
+    "BillingModeSummary",
+    "ProvisionedThroughput",
+    "TableSizeBytes",
+    "ItemCount",
+)
+
+
 def delete_table(engine: Engine, request: dict) -> dict:
     with engine.store.write() as conn:
         meta = require_table(engine, request["TableName"])
@@ -318,7 +343,9 @@ def delete_table(engine: Engine, request: dict) -> dict:
                 "Resource cannot be deleted as it is currently protected against deletion. "
                 "Disable deletion protection first."
             )
-        description = describe(engine, conn, meta)
+        full = describe(engine, conn, meta)
+        # DynamoDB answers DeleteTable with a reduced description: no key schema, dates or indexes.
+        description = {name: full[name] for name in _DELETED_TABLE_FIELDS if name in full}
         description["TableStatus"] = "DELETING"
         close_stream(engine, conn, meta.id, meta.description)  # readable for 24 hours more
         engine.store.drop_table(conn, meta)
@@ -328,7 +355,66 @@ def delete_table(engine: Engine, request: dict) -> dict:
 # -------------------------------------------------------------------------------------------- UpdateTable
 
 
+# What UpdateTable can change: a request naming none of them is refused before anything is read.
+_TABLE_CHANGES = (
+    "ProvisionedThroughput",
+    "BillingMode",
+    "StreamSpecification",
+    "GlobalSecondaryIndexUpdates",
+    "SSESpecification",
+    "ReplicaUpdates",
+    "TableClass",
+    "DeletionProtectionEnabled",
+    "OnDemandThroughput",
+    "WarmThroughput",
+    "MultiRegionConsistency",
+    "GlobalTableWitnessUpdates",
+)
+_GSI_ACTIONS = ("Create", "Update", "Delete")
+
+
+def _check_update_request(request: dict) -> None:
+    """DynamoDB's checks of an UpdateTable request's shape: something to change, one action per update."""
+    if not any(request.get(field_name) not in (None, []) for field_name in _TABLE_CHANGES):
+        raise ValidationException(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
+            "or SSESpecification or ReplicaUpdates is required in UpdateTable"
+        )
+    for update in request.get("GlobalSecondaryIndexUpdates") or []:
+        actions = [name for name in _GSI_ACTIONS if isinstance(update, dict) and update.get(name) is not None]
+        if not actions:
+            raise invalid(
+                "One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update or "
+                "GlobalSecondaryIndexUpdate.Delete must be specified"
+            )
+        if len(actions) > 1:
+            raise invalid(
+                "Only one of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update or "
+                "GlobalSecondaryIndexUpdate.Delete can be specified in one GlobalSecondaryIndexUpdate"
+            )
+        create = update.get("Create")
+        if create is not None:
+            # The new index's key attributes must be in this request's AttributeDefinitions, even when
+            # the table already defines them.
+            given = {d.get("AttributeName") for d in request.get("AttributeDefinitions") or []}
+            keys = [k.get("AttributeName") for k in create.get("KeySchema") or []]
+            if any(key not in given for key in keys):
+                raise invalid(
+                    "Some index key attributes are not defined in AttributeDefinitions. "
+                    f"Keys: [{', '.join(map(str, keys))}], AttributeDefinitions: [{', '.join(map(str, sorted(given)))}]"
+                )
+
+
+def _redefined(name: str, known: str, new: str) -> ValidationException:
+    return invalid(
+        "Attributes cannot be redefined. Please check that your attribute has the same type as previously "
+        f"defined. Existing schema: {{AttributeName: {name},AttributeType: {known}}}, "
+        f"New schema: {{AttributeName: {name},AttributeType: {new}}}"
+    )
+
+
 def update_table(engine: Engine, request: dict) -> dict:
+    _check_update_request(request)
     with engine.store.write() as conn:
         meta = require_table(engine, request["TableName"])
         document = copy.deepcopy(meta.extra)
@@ -337,7 +423,7 @@ def update_table(engine: Engine, request: dict) -> dict:
         for new in request.get("AttributeDefinitions", []):
             known = definitions.get(new["AttributeName"])
             if known is not None and known != new["AttributeType"]:
-                raise invalid(f"Cannot change the type of attribute {new['AttributeName']}")
+                raise _redefined(new["AttributeName"], known, new["AttributeType"])
             definitions[new["AttributeName"]] = new["AttributeType"]
         billing = request.get("BillingMode", description["BillingModeSummary"]["BillingMode"])
         if "BillingMode" in request or "ProvisionedThroughput" in request:

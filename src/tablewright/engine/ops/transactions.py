@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import expressions as ex
-from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from, new_item_sized
+from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from
 from ..capacity import Consumed, merge, read_units
 from ..errors import (
     ConditionalCheckFailedException,
@@ -22,11 +22,12 @@ from ..errors import (
     ValidationException,
 )
 from ..storage import is_lock_timeout
-from ..types import item_size, nesting_error
+from ..types import item_size, nesting_error, validate_item_sized
 from .tables import require_table
 
 if TYPE_CHECKING:
     from ..actions import Action
+    from ..catalog import TableMeta
     from ..engine import Engine
 
 MAX_ACTIONS = 100
@@ -34,10 +35,37 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 TOKEN_SECONDS = 600
 
 
+class _KeyRefused(Exception):
+    """Internal: a Put's item key was refused; carries DynamoDB's error for the cancellation reason."""
+
+    def __init__(self, error: ValidationException) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class _Refused:
+    """An action whose key DynamoDB refuses inside the transaction (a key attribute missing, of the
+    wrong type, empty or too long): the transaction is cancelled with a ValidationError reason for it,
+    rather than refused as a whole. ``position`` keeps it apart from every other action's key."""
+
+    def __init__(self, table: TableMeta, error: ValidationException, position: int) -> None:
+        self.table = table
+        self.error = error
+        self.encoded_key = (-1, b"", str(position).encode())
+
+    def evaluate(self, conn: sqlite3.Connection) -> None:
+        raise self.error
+
+
 def _put(engine: Engine, spec: dict) -> Action:
     table = require_table(engine, spec["TableName"])
-    item, key, encoded, size = new_item_sized(table, spec["Item"])
+    item, size = validate_item_sized(spec["Item"])
     expressions = Expressions.parse(spec, condition="ConditionExpression")
+    try:
+        encoded = table.encode_item_key(item, for_item=True)
+    except ValidationException as error:
+        raise _KeyRefused(error) from None
+    key = table.key_of(item)
     return Put(
         engine,
         table,
@@ -54,11 +82,12 @@ def _put(engine: Engine, spec: dict) -> Action:
 def _keyed(kind: type, **parsers: str):
     def build(engine: Engine, spec: dict) -> Action:
         table = require_table(engine, spec["TableName"])
+        key = key_from(table, spec["Key"])
         expressions = Expressions.parse(spec, **parsers)
         return kind(
             engine,
             table,
-            key_from(table, spec["Key"]),
+            key,
             expressions,
             spec.get("ReturnValuesOnConditionCheckFailure", "NONE"),
             True,
@@ -75,14 +104,17 @@ _BUILDERS = {
 }
 
 
-def _build(engine: Engine, entry: dict) -> Action:
+def _build(engine: Engine, entry: dict, position: int) -> Action | _Refused:
     kinds = [k for k in _BUILDERS if k in entry]
     if len(kinds) != 1:
         raise ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
     spec = entry[kinds[0]]
     if kinds[0] == "ConditionCheck" and "ConditionExpression" not in spec:
         raise ValidationException("ConditionCheck requires a ConditionExpression")
-    return _BUILDERS[kinds[0]](engine, spec)
+    try:
+        return _BUILDERS[kinds[0]](engine, spec)
+    except _KeyRefused as refused:
+        return _Refused(require_table(engine, spec["TableName"]), refused.error, position)
 
 
 def transact_write_items(engine: Engine, request: dict) -> dict:
@@ -90,7 +122,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     if len(entries) > MAX_ACTIONS:
         raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
     # Actions first: building them validates every attribute value, nesting depth included.
-    actions = [_build(engine, entry) for entry in entries]
+    actions = [_build(engine, entry, position) for position, entry in enumerate(entries)]
     try:
         body = orjson.dumps(
             {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
@@ -98,7 +130,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     except TypeError:  # nested past orjson's limit in members no action reads
         raise nesting_error() from None
     if len(body) > MAX_REQUEST_BYTES:
-        raise ValidationException("Transaction request size exceeds the maximum allowed size of 4 MB")
+        raise ValidationException("Transaction request size cannot exceed the maximum allowed size of 4 MB")
     seen = set()
     for action in actions:
         identity = (action.table.name, action.encoded_key)
@@ -113,7 +145,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
             if replay is not None:
                 return replay
         reasons, failed = [], False
-        for action in actions:
+        for position, action in enumerate(actions):
             try:
                 action.evaluate(conn)
                 reasons.append({"Code": "None"})
@@ -124,8 +156,11 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
                     reason["Item"] = error.item
                 reasons.append(reason)
             except ValidationException as error:
-                failed = True
-                reasons.append({"Code": "ValidationError", "Message": error.message})
+                # Only the first validation error is reported; every other action, even one whose
+                # condition failed, is "None".
+                reasons = [{"Code": "None"} for _ in actions]
+                reasons[position] = {"Code": "ValidationError", "Message": error.message}
+                raise TransactionCanceledException(reasons) from None
         if failed:
             raise TransactionCanceledException(reasons)
         for action in actions:
