@@ -1,9 +1,10 @@
 """Shared helpers for the conformance suite: backend choice, table shapes and error assertions.
 
 The suite is DynamoDB's behaviour written down as tests. It runs against the embedded engine
-(``TABLEWRIGHT_BACKEND=engine``, the default) or against moto (``TABLEWRIGHT_BACKEND=moto``) as a
+(``TABLEWRIGHT_BACKEND=engine``, the default), against ``tablewright serve`` over HTTP (``serve``),
+against any other endpoint (``endpoint``, Amazon DynamoDB included), or against moto (``moto``) as a
 cross-check of the tests themselves. Where moto disagrees with DynamoDB's documentation the test
-is marked :func:`moto_differs` and keeps asserting what DynamoDB does.
+is marked :func:`moto_differs` and keeps asserting what DynamoDB does. docs/conformance.md says how.
 """
 
 from __future__ import annotations
@@ -16,9 +17,18 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-BACKEND = os.environ.get("TABLEWRIGHT_BACKEND", "engine")
-if BACKEND not in ("engine", "moto"):
-    raise RuntimeError(f"TABLEWRIGHT_BACKEND must be 'engine' or 'moto', got {BACKEND!r}")
+BACKENDS = ("engine", "serve", "endpoint", "moto")
+# Unset: every test runs on the in-process engine and on ``tablewright serve`` (the default run, CI's
+# too). Set to one backend: the suite runs on that one only (``endpoint`` and ``moto`` are only chosen so).
+_CHOSEN = os.environ.get("TABLEWRIGHT_BACKEND", "").strip()
+if _CHOSEN and _CHOSEN not in BACKENDS:
+    raise RuntimeError(f"TABLEWRIGHT_BACKEND must be one of {', '.join(BACKENDS)}; got {_CHOSEN!r}")
+SELECTED: tuple[str, ...] = (_CHOSEN,) if _CHOSEN else ("engine", "serve")
+# The backend a test that does not take ``client`` or ``resource`` stands for (run once).
+BACKEND = SELECTED[0]
+# Reached over HTTP through a table namespace (conformance/_backends.py).
+REMOTE_BACKENDS = ("serve", "endpoint")
+REMOTE = BACKEND in REMOTE_BACKENDS
 
 
 def moto_differs(reason: str, strict: bool = True) -> pytest.MarkDecorator:
@@ -31,8 +41,9 @@ def moto_differs(reason: str, strict: bool = True) -> pytest.MarkDecorator:
 
 
 def engine_only(reason: str) -> pytest.MarkDecorator:
-    """Skip on moto: the test needs an engine hook that has no DynamoDB API (e.g. the TTL sweeper)."""
-    return pytest.mark.skipif(BACKEND == "moto", reason=f"engine only: {reason}")
+    """Skip on every backend but the in-process engine: the test needs an engine hook that has no
+    DynamoDB API (e.g. the TTL sweeper) or checks the engine's own internals (conftest applies it)."""
+    return pytest.mark.engine_only(reason=f"engine only: {reason}")
 
 
 def cases(table: dict[str, Any], moto: dict[str, str] | None = None) -> list[Any]:
