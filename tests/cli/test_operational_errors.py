@@ -113,10 +113,12 @@ def test_a_file_where_a_directory_should_be_is_named(tmp_path: Path) -> None:
 
 
 def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path) -> None:
-    directory = unwritable_directory(tmp_path)
-    path = directory / "tablewright-probe.db"
-    one_line_error(run("serve", "--port", "0", "--db", str(path)), "serve", 3, str(directory), "not writable")
-    assert not path.exists()
+    with unwritable_directory(tmp_path) as directory:
+        path = directory / "tablewright-probe.db"
+        one_line_error(
+            run("serve", "--port", "0", "--db", str(path)), "serve", 3, str(directory), "not writable"
+        )
+        assert not path.exists()
 
 
 class Served:
