@@ -18,12 +18,13 @@ import pytest
 from botocore.exceptions import ClientError
 
 BACKENDS = ("engine", "serve", "endpoint", "moto")
-# Unset: every test runs on the in-process engine and on ``tablewright serve`` (the default run, CI's
-# too). Set to one backend: the suite runs on that one only (``endpoint`` and ``moto`` are only chosen so).
+# Unset: every test taking ``client`` or ``resource`` runs on the in-process engine, on
+# ``tablewright serve`` and on moto (the default run, CI's too; the moto runs are ``slow``). Set to one
+# backend: the suite runs on that one only (``endpoint`` is only ever chosen so).
 _CHOSEN = os.environ.get("TABLEWRIGHT_BACKEND", "").strip()
 if _CHOSEN and _CHOSEN not in BACKENDS:
     raise RuntimeError(f"TABLEWRIGHT_BACKEND must be one of {', '.join(BACKENDS)}; got {_CHOSEN!r}")
-SELECTED: tuple[str, ...] = (_CHOSEN,) if _CHOSEN else ("engine", "serve")
+SELECTED: tuple[str, ...] = (_CHOSEN,) if _CHOSEN else ("engine", "serve", "moto")
 # The backend a test that does not take ``client`` or ``resource`` stands for (run once).
 BACKEND = SELECTED[0]
 # Reached over HTTP through a table namespace (conformance/_backends.py).
@@ -35,9 +36,10 @@ def moto_differs(reason: str, strict: bool = True) -> pytest.MarkDecorator:
     """Expect failure on moto only: moto does not do what DynamoDB documents (``reason`` says what).
 
     Strict by default, so a marker that stops being true (moto fixed, or the test wrong) is noticed;
-    ``strict=False`` only where moto returns fixed numbers that sometimes happen to be right.
+    ``strict=False`` only where moto returns fixed numbers that sometimes happen to be right. The
+    conftest turns it into an ``xfail`` on the moto runs of the test.
     """
-    return pytest.mark.xfail(BACKEND == "moto", reason=f"moto differs: {reason}", strict=strict)
+    return pytest.mark.moto_differs(reason=f"moto differs: {reason}", strict=strict)
 
 
 def engine_only(reason: str) -> pytest.MarkDecorator:

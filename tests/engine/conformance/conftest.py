@@ -1,7 +1,8 @@
 """Fixtures for the conformance suite: a boto3 client/resource on the chosen backend, and tables.
 
 ``TABLEWRIGHT_BACKEND`` picks where the suite's requests go (docs/conformance.md); unset, every
-test taking ``client`` or ``resource`` runs twice, on ``engine`` and on ``serve``:
+test taking ``client`` or ``resource`` runs three times, on ``engine``, ``serve`` and ``moto`` (the
+moto runs marked ``slow``, so out of the fast subset):
 
 - ``engine``: boto3 served in-process by a fresh in-memory engine (``tablewright.connect()``);
 - ``serve``: one ``tablewright serve`` process per test session (in memory, 127.0.0.1, a free port),
@@ -9,13 +10,15 @@ test taking ``client`` or ``resource`` runs twice, on ``engine`` and on ``serve`
 - ``endpoint``: the endpoint named by ``TABLEWRIGHT_ENDPOINT`` (Amazon DynamoDB included), with
   region and credentials from the standard AWS environment; a non-loopback endpoint needs
   ``TABLEWRIGHT_ENDPOINT_ALLOW_REMOTE=create-and-delete-tables``. Namespaced and cleaned as ``serve``;
-- ``moto``: ``moto.mock_aws()``, a cross-check of the tests themselves (differences are marked).
+- ``moto``: ``moto.mock_aws()``, a cross-check of the tests themselves (each known difference is a
+  strict ``moto_differs`` marker, an xfail on moto only).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -27,8 +30,24 @@ from ._support import BACKEND, REMOTE_BACKENDS, SELECTED, create_table
 _REGION = "us-east-1"
 
 
+_HERE = Path(__file__).parent
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "engine_only(reason): runs on the in-process engine backend only")
+    config.addinivalue_line("markers", "moto_differs(reason, strict): an xfail on the moto backend")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Called with every item of the session: only this directory's are ours.
+    for item in items:
+        if not item.path.is_relative_to(_HERE) or _backend_of(item) != "moto":
+            continue
+        marker = next(item.iter_markers("moto_differs"), None)
+        if marker is not None:
+            item.add_marker(pytest.mark.xfail(reason=marker.kwargs["reason"], strict=marker.kwargs["strict"]))
+        if len(SELECTED) > 1:
+            item.add_marker(pytest.mark.slow)  # the cross-check runs in CI, not in the edit-test loop
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
