@@ -36,8 +36,8 @@ def moto_differs(reason: str, strict: bool = True) -> pytest.MarkDecorator:
     """Expect failure on moto only: moto does not do what DynamoDB documents (``reason`` says what).
 
     Strict by default, so a marker that stops being true (moto fixed, or the test wrong) is noticed;
-    ``strict=False`` only where moto returns fixed numbers that sometimes happen to be right. The
-    conftest turns it into an ``xfail`` on the moto runs of the test.
+    where a module-wide marker is wrong for one test, mark that test :func:`moto_agrees` rather than
+    passing ``strict=False``. The conftest turns it into an ``xfail`` on the moto runs of the test.
     """
     return pytest.mark.moto_differs(reason=f"moto differs: {reason}", strict=strict)
 
@@ -48,20 +48,32 @@ def engine_only(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.engine_only(reason=f"engine only: {reason}")
 
 
-def cases(table: dict[str, Any], moto: dict[str, str] | None = None) -> list[Any]:
-    """``pytest.param`` per entry of a case table (id -> args); ids in ``moto`` get :func:`moto_differs`.
+def moto_agrees(why: str) -> pytest.MarkDecorator:
+    """Lift a module- or class-wide :func:`moto_differs` from one test or case: here moto's answer is
+    DynamoDB's (``why`` says why, e.g. a fixed figure that happens to be right)."""
+    return pytest.mark.moto_differs(reason=None, strict=True, agrees=why)
+
+
+def cases(
+    table: dict[str, Any], moto: dict[str, str] | None = None, moto_agrees_on: dict[str, str] | None = None
+) -> list[Any]:
+    """``pytest.param`` per entry of a case table (id -> args); ids in ``moto`` get :func:`moto_differs`,
+    ids in ``moto_agrees_on`` get :func:`moto_agrees`.
 
     A tuple value is the argument tuple; anything else is the single argument.
     """
     moto = moto or {}
-    unknown = set(moto) - set(table)
-    assert not unknown, f"moto_differs ids not in the case table: {unknown}"
+    agrees = moto_agrees_on or {}
+    unknown = (set(moto) | set(agrees)) - set(table)
+    assert not unknown, f"moto marker ids not in the case table: {unknown}"
+
+    def marks(case_id: str) -> list[pytest.MarkDecorator]:
+        if case_id in moto:
+            return [moto_differs(moto[case_id])]
+        return [moto_agrees(agrees[case_id])] if case_id in agrees else []
+
     return [
-        pytest.param(
-            *(args if isinstance(args, tuple) else (args,)),
-            id=case_id,
-            marks=[moto_differs(moto[case_id])] if case_id in moto else [],
-        )
+        pytest.param(*(args if isinstance(args, tuple) else (args,)), id=case_id, marks=marks(case_id))
         for case_id, args in table.items()
     ]
 

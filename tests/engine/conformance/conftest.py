@@ -41,19 +41,19 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Called with every item of the session: only this directory's are ours.
     for item in items:
-        if not item.path.is_relative_to(_HERE) or _backend_of(item) != "moto":
+        if not item.path.is_relative_to(_HERE):
+            continue
+        backend = _backend_of(item)
+        engine_only = item.get_closest_marker("engine_only")
+        if engine_only is not None and backend != "engine":
+            item.add_marker(pytest.mark.skip(reason=engine_only.kwargs["reason"]))
+        if backend != "moto":
             continue
         marker = next(item.iter_markers("moto_differs"), None)
-        if marker is not None:
+        if marker is not None and marker.kwargs["reason"] is not None:  # None: moto_agrees
             item.add_marker(pytest.mark.xfail(reason=marker.kwargs["reason"], strict=marker.kwargs["strict"]))
         if len(SELECTED) > 1:
             item.add_marker(pytest.mark.slow)  # the cross-check runs in CI, not in the edit-test loop
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    marker = item.get_closest_marker("engine_only")
-    if marker is not None and _backend_of(item) != "engine":
-        pytest.skip(marker.kwargs.get("reason", "engine only"))
 
 
 def _backend_of(item: pytest.Item) -> str:
