@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
 
 _SCRIPT = Path(sys.executable).with_name("tablewright")
 COMMAND = (
@@ -47,33 +42,3 @@ def one_line_error(result: subprocess.CompletedProcess, command: str, status: in
     for word in words:
         assert word in lines[0], (word, lines[0])
     return lines[0]
-
-
-@contextmanager
-def unwritable_directory(tmp_path: Path) -> Iterator[Path]:
-    """A directory this process cannot write: chmod where it bites (not root); as root, the immutable
-    attribute (``chattr +i``, which binds root too; removed again on exit), else a read-only mount."""
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    if os.geteuid() != 0:
-        locked.chmod(0o555)
-        yield locked
-        return
-    chattr = shutil.which("chattr")
-    if chattr and subprocess.run([chattr, "+i", str(locked)], capture_output=True).returncode == 0:
-        try:
-            yield locked
-        finally:
-            subprocess.run([chattr, "-i", str(locked)], check=True)
-        return
-    with open("/proc/mounts", encoding="utf-8") as mounts:
-        for line in mounts:
-            _, point, _, options, *_ = line.split()
-            read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
-            if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
-                yield Path(point)
-                return
-    if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
-        yield Path("/proc/sys")
-        return
-    pytest.skip("no directory this process cannot write (root, no chattr, no read-only mount)")

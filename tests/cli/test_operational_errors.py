@@ -20,7 +20,7 @@ from botocore.config import Config
 
 from tablewright.engine import Engine
 
-from ._support import COMMAND, one_line_error, run, unwritable_directory
+from ._support import COMMAND, one_line_error, run
 
 ROOT = Path(__file__).resolve().parents[2]
 VAN = ROOT / "tests" / "cost" / "designs" / "van.yaml"
@@ -112,13 +112,11 @@ def test_a_file_where_a_directory_should_be_is_named(tmp_path: Path) -> None:
     one_line_error(run("serve", "--port", "0", "--db", str(path)), "serve", 2, "is not a directory")
 
 
-def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path) -> None:
-    with unwritable_directory(tmp_path) as directory:
-        path = directory / "tablewright-probe.db"
-        one_line_error(
-            run("serve", "--port", "0", "--db", str(path)), "serve", 3, str(directory), "not writable"
-        )
-        assert not path.exists()
+def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path, unwritable_dir: Path) -> None:
+    directory = unwritable_dir
+    path = directory / "tablewright-probe.db"
+    one_line_error(run("serve", "--port", "0", "--db", str(path)), "serve", 3, str(directory), "not writable")
+    assert not path.exists()
 
 
 class Served:

@@ -6,12 +6,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 import sqlite3
-import subprocess
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -137,43 +133,13 @@ def test_a_directory_in_place_of_the_file_is_named(tmp_path: Path) -> None:
     _refused(tmp_path / "data.db", BadDatabaseFile, "is a directory")
 
 
-@contextmanager
-def unwritable_directory(tmp_path: Path) -> Iterator[Path]:
-    """A directory this process cannot write: chmod where it bites (not root); as root, the immutable
-    attribute (``chattr +i``, which binds root too; removed again on exit), else a read-only mount."""
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    if os.geteuid() != 0:
-        locked.chmod(0o555)
-        yield locked
-        return
-    chattr = shutil.which("chattr")
-    if chattr and subprocess.run([chattr, "+i", str(locked)], capture_output=True).returncode == 0:
-        try:
-            yield locked
-        finally:
-            subprocess.run([chattr, "-i", str(locked)], check=True)
-        return
-    with open("/proc/mounts", encoding="utf-8") as mounts:
-        for line in mounts:
-            _, point, _, options, *_ = line.split()
-            read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
-            if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
-                yield Path(point)
-                return
-    if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
-        yield Path("/proc/sys")
-        return
-    pytest.skip("no directory this process cannot write (root, no chattr, no read-only mount)")
-
-
-def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path) -> None:
-    with unwritable_directory(tmp_path) as directory:
-        path = directory / "tablewright-probe.db"
-        with pytest.raises(DatabaseUnavailable) as caught:
-            Engine(str(path))
-        assert str(directory) in str(caught.value) and "not writable" in str(caught.value)
-        assert not path.exists()
+def test_an_unwritable_directory_is_an_operational_error(tmp_path: Path, unwritable_dir: Path) -> None:
+    directory = unwritable_dir
+    path = directory / "tablewright-probe.db"
+    with pytest.raises(DatabaseUnavailable) as caught:
+        Engine(str(path))
+    assert str(directory) in str(caught.value) and "not writable" in str(caught.value)
+    assert not path.exists()
 
 
 def test_a_corrupt_page_found_by_a_request_says_how_to_check(tmp_path: Path) -> None:

@@ -30,7 +30,9 @@ def _aws_like_client(describe_continuous_backups_error: str | None):
     stub = Stubber(client)
     stub.add_response("list_tables", {"TableNames": ["orders"]}, {})
     stub.add_response("describe_table", {"Table": description}, {"TableName": "orders"})
-    stub.add_response("scan", {"Items": [], "Count": 0, "ScannedCount": 0}, {"TableName": "orders", "Limit": 25})
+    stub.add_response(
+        "scan", {"Items": [], "Count": 0, "ScannedCount": 0}, {"TableName": "orders", "Limit": 25}
+    )
     stub.add_response(
         "describe_time_to_live",
         {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}},

@@ -96,7 +96,7 @@ def test_cost_measure_on_tables_the_engine_refuses_is_an_error_not_a_traceback(t
         "version: 1\nname: x\ntables:\n  t: {partition_key: pk}\nentities:\n  E: {table: t, attributes: {pk: string}}\n"
     )
     run = CliRunner().invoke(main, ["cost", "--measure", str(path)])
-    assert isinstance(run.exception, SystemExit) and run.exit_code == 2
+    assert run.exit_code == 2
     assert "cannot measure: create the tables failed" in run.output
     lint = CliRunner().invoke(main, ["lint", str(path)])
-    assert lint.exit_code == 2 and "TW004" in lint.output  # lint says why before anything runs
+    assert lint.exit_code == 1 and "TW004" in lint.output  # lint says why before anything runs

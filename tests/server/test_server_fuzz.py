@@ -100,8 +100,8 @@ CASES = [
     (
         "huge header",
         request(b"{}", extra=b"X-Pad: " + b"a" * 100_000 + b"\r\n"),
-        431,
-        "RequestHeaderFieldsTooLarge",
+        400,
+        "BadRequestException",
     ),
     (
         "declared 20 MB body",

@@ -18,6 +18,7 @@ _COMMANDS = {
     "export": "tablewright.cli.export:export",
     "import": "tablewright.cli.import_:import_",
     "migrate": "tablewright.cli.migrate:migrate",
+    "explore": "tablewright.cli.explore:explore",
     "init": "tablewright.cli.init:init",
 }
 
@@ -53,7 +54,6 @@ class _LazyGroup(click.Group):
 
         with reporting_errors(ctx):
             return super().invoke(ctx)
-
 
 
 # -h works everywhere: subcommands inherit the group's context settings.

@@ -1,4 +1,4 @@
-"""``tablewright lint PATH...``: review designs; exit 0 clean/info, 1 warnings, 2 errors."""
+"""``tablewright lint PATH...``: review designs; exit 0 clean/info, 1 findings, 2 unusable input."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def lint(
 ) -> None:
     """Check design files against DynamoDB's limits, costs and the design's own conventions.
 
-    Exit status: 0 clean (or info only), 1 warnings, 2 errors.
+    Exit status: 0 clean (or info only), 1 findings (warnings or errors), 2 a design that does not
+    load (docs/cli.md).
     """
     if list_rules:
         click.echo(_rules_table())

@@ -21,6 +21,7 @@ from .templates import KeyTemplate, TemplateSyntaxError
 from .timeutil import format_rfc3339
 from .units import parse_duration, parse_rate, parse_size
 from .validators import pattern_regex
+from .views import View
 from .volumes import EntityVolume, PatternVolume, Volumes
 
 _SORT_ALIASES = {"=": "eq", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
@@ -59,6 +60,9 @@ def build_design(data: dict[str, Any], issues: Issues) -> Design:
             design.patterns[name] = _pattern(name, raw, ("patterns", name), issues)
     design.volumes = _volumes(_dict(data.get("volumes")), issues)
     design.lint = _dict(data.get("lint"))
+    design.views = {
+        name: _view(name, raw) for name, raw in _dict(data.get("views")).items() if isinstance(raw, dict)
+    }
     design.samples = {
         name: [_plain(item) for item in items if isinstance(item, dict)]
         for name, items in _dict(data.get("samples")).items()
@@ -399,3 +403,27 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
             or 0.0,
         )
     return volumes
+
+
+def _names(raw: object) -> tuple[str, ...]:
+    """One attribute name or a list of them, as a tuple."""
+    if isinstance(raw, str):
+        return (raw,)
+    return tuple(str(r) for r in raw) if isinstance(raw, list) else ()
+
+
+def _view(name: str, raw: dict[str, Any]) -> View:
+    return View(
+        name=name,
+        kind=str(raw.get("kind", "table")),
+        pattern=str(raw.get("pattern", "")),
+        title=raw.get("title"),
+        description=raw.get("description"),
+        params=_dict(raw.get("params")),
+        columns=_names(raw.get("columns")),
+        time=_names(raw.get("time")),
+        label=raw.get("label"),
+        group_by=raw.get("group_by"),
+        groups=tuple(str(g) for g in raw.get("groups", ()) if g is not None),
+        timezone=raw.get("timezone"),
+    )

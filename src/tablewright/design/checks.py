@@ -12,6 +12,7 @@ from .entities import TIMESTAMP_FORMATS, Entity, EntityKey
 from .issues import Issues, suggest
 from .model import Design
 from .templates import KeyTemplate
+from .views import REQUIRED_FIELDS, VIEW_KINDS, View
 
 MAX_GSI, MAX_LSI, MAX_INCLUDE = 20, 5, 100
 _NUMERIC_FILTERS = {"epoch_ms", "epoch_s", "shard"}
@@ -334,6 +335,57 @@ def _check_volumes(design: Design, issues: Issues) -> None:
             )
 
 
+def _check_views(design: Design, issues: Issues) -> None:
+    for name, view in design.views.items():
+        base = ("views", name)
+        if view.kind not in VIEW_KINDS:
+            issues.add(
+                (*base, "kind"), f"view {name}: unknown kind {view.kind!r}", suggest(view.kind, VIEW_KINDS)
+            )
+        for needed in REQUIRED_FIELDS.get(view.kind, ()):
+            if not getattr(view, needed):
+                issues.add(base, f"a {view.kind} view needs {needed}", f"add {needed}: <attribute>")
+        pattern = design.patterns.get(view.pattern)
+        if pattern is None:
+            issues.add(
+                (*base, "pattern"),
+                f"view {name} uses unknown pattern {view.pattern!r}",
+                suggest(view.pattern, design.patterns),
+            )
+            continue
+        for param in view.params:
+            if param not in pattern.params:
+                issues.add(
+                    (*base, "params", param),
+                    f"view {name}: pattern {view.pattern} has no parameter {param!r}",
+                    suggest(param, pattern.params),
+                    on_key=True,
+                )
+        _check_view_attributes(design, view, pattern.returns, base, issues)
+
+
+def _check_view_attributes(
+    design: Design, view: View, returns: tuple[str, ...], base: tuple, issues: Issues
+) -> None:
+    """Every attribute a view names is declared by one of the entities its pattern returns."""
+    entities = [design.entities[e] for e in returns if e in design.entities]
+    if not entities:
+        return
+    # A view is drawn from declared attributes; an undeclared name is most likely a typo.
+    known = {a for e in entities for a in e.attributes} | {
+        e.entity_type_attribute for e in entities if e.entity_type_attribute
+    }
+    named = [("columns", c) for c in view.columns] + [("time", t) for t in view.time]
+    named += [(f, getattr(view, f)) for f in ("label", "group_by") if getattr(view, f)]
+    for where, attribute in named:
+        if attribute not in known:
+            issues.add(
+                (*base, where),
+                f"view {view.name}: no entity of pattern {view.pattern} has attribute {attribute!r}",
+                suggest(attribute, known),
+            )
+
+
 def _check_examples(design: Design, issues: Issues) -> None:
     """Sample items name known entities; examples name only their pattern's params."""
     for name in design.samples:
@@ -361,6 +413,7 @@ CHECKS: dict[str, Callable[[Design, Issues], None]] = {
     "entities": _check_entities,
     "patterns": _check_patterns,
     "volumes": _check_volumes,
+    "views": _check_views,
     "examples": _check_examples,
 }
 

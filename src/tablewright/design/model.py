@@ -13,6 +13,7 @@ from typing import Any
 from .entities import ATTRIBUTE_TYPES, Attribute, Computed, Entity, EntityKey
 from .patterns import AccessPattern, Buckets, KeyCondition, Means, Order, Served, SortCondition
 from .templates import KeyTemplate
+from .views import VIEW_KINDS, View
 from .volumes import EntityVolume, PatternVolume, Volumes
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "Served",
     "SortCondition",
     "Table",
+    "VIEW_KINDS",
+    "View",
     "Volumes",
 ]
 
@@ -174,6 +177,7 @@ class Design:
     version: int = 1
     warnings: list[str] = field(default_factory=list)
     lint: dict[str, Any] = field(default_factory=dict)  # the design's own lint configuration, as written
+    views: dict[str, View] = field(default_factory=dict)  # named views for `tablewright explore`
     # Sample items (entity name -> natural values) that `tablewright check` loads before running patterns.
     samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 

@@ -545,6 +545,15 @@ class Store:
         ).fetchone()[0]
         return (oldest[0], oldest[1], newest) if oldest else (None, None, None)
 
+    def stream_before(
+        self, conn: sqlite3.Connection, table_id: int, created: float, after: int = 0, until: int = _NO_END
+    ) -> int | None:
+        """The newest of a table's records in ``(after, until]`` written before ``created``, or None."""
+        return conn.execute(
+            "SELECT MAX(seq) FROM tw_stream WHERE table_id = ? AND seq > ? AND seq <= ? AND created < ?",
+            (table_id, after, until, created),
+        ).fetchone()[0]
+
     def stream_tables(self, conn: sqlite3.Connection) -> list[int]:
         """Ids of the tables (live or deleted) that have stream records."""
         return [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM tw_stream")]

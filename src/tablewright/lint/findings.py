@@ -6,8 +6,11 @@ from dataclasses import dataclass, field
 
 from .registry import SEVERITIES
 
-# Exit status by the highest severity found: 0 clean or info only, 1 warnings, 2 errors.
-EXIT_STATUS: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+# The project's exit statuses (docs/cli.md): 0 clean or info only, 1 findings (warnings or errors),
+# 2 unusable input. A design or lint configuration that does not load is unusable input, not a finding
+# about a design: its rules are the ones below.
+EXIT_STATUS: dict[str, int] = {"info": 0, "warning": 1, "error": 1}
+UNUSABLE_INPUT_RULES = frozenset({"TW001", "TW002"})
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,10 @@ class Report:
 
     @property
     def exit_status(self) -> int:
-        """0 when clean (or info only), 1 with warnings, 2 with errors."""
+        """0 when clean (or info only), 1 with findings, 2 when a design or its lint configuration did
+        not load (whatever severity the configuration gives those rules)."""
+        if any(f.rule in UNUSABLE_INPUT_RULES for f in self.findings):
+            return 2
         return max((EXIT_STATUS[f.severity] for f in self.findings), default=0)
 
     def counts(self) -> dict[str, int]:

@@ -24,7 +24,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ..design import DesignError, load
 from ..design.model import Design
 from .core import Runtime
-from .samples import Example, call_flexibly, load_generator
+from .samples import Example, call_flexibly, load_generator, load_sample_data
 from .tables import create_tables
 from .verify import Verdict, verify_pattern
 from .wire import Record
@@ -190,28 +190,14 @@ def _create_tables(rt: Runtime, planned: _Planned, options: CheckOptions) -> lis
 def _load_samples(
     rt: Runtime, data: dict[str, list[dict]], advance: Callable[[int, int], None]
 ) -> list[Record]:
-    records: list[Record] = []
     total, done = sum(len(v) for v in data.values()), 0
-    for entity_name, values in data.items():
-        entity = rt.entity(entity_name)
-        for group in _batches(entity.idempotency_key, values):
-            key = group[0].get(entity.idempotency_key) if entity.idempotency_key else None
-            records += rt.put_many(entity_name, group, idempotency_key=key).records
-            done += len(group)
-            advance(done, total)
-    return records
 
+    def step(written: int) -> None:
+        nonlocal done
+        done += written
+        advance(done, total)
 
-def _batches(attribute: str | None, values: list[dict]) -> Iterable[list[dict]]:
-    """Items grouped by idempotency key (one marker per key), else in chunks of 25."""
-    if attribute is None:
-        for start in range(0, len(values), 25):
-            yield values[start : start + 25]
-        return
-    groups: dict[object, list[dict]] = {}
-    for value in values:
-        groups.setdefault(repr(value.get(attribute)), []).append(value)
-    yield from groups.values()
+    return load_sample_data(rt, data, step)
 
 
 def _run_patterns(

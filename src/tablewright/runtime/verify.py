@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from ..design.model import AccessPattern
 from ..design.predicates import MISSING
 from ..design.timeutil import parse_rfc3339
+from .items import Classifier, to_record
 from .page import Stats
-from .wire import Record
+from .wire import Record, item_from_wire
 
 if TYPE_CHECKING:
     from .core import Runtime
@@ -37,6 +38,9 @@ class Verdict:
     out_of_order: bool = False
     error: str | None = None
     stats: Stats = field(default_factory=Stats)
+    # The records themselves, for showing both sides (``tablewright explore``); not in check's report.
+    served_records: list[Record] = field(default_factory=list, repr=False)
+    expected_records: list[Record] = field(default_factory=list, repr=False)
 
     def summary(self) -> str:
         """One line saying what differs."""
@@ -162,4 +166,30 @@ def verify_pattern(
         verdict.ok, verdict.error = False, f"{type(exc).__name__}: {exc}"
         return verdict
     verdict.stats = page.stats
+    verdict.served_records, verdict.expected_records = list(page.items), expected
     return compare(pattern, expected, page.items, verdict)
+
+
+def stored_records(rt: Runtime, entities: Iterable[str]) -> list[Record]:
+    """Every stored item of ``entities`` as a Record (a consistent Scan of their tables).
+
+    What ``means`` is evaluated over when the data was not written by this process (an existing
+    database, an endpoint, or sample data since edited).
+    """
+    wanted = [rt.entity(name) for name in dict.fromkeys(entities)]
+    records: list[Record] = []
+    for table_name in dict.fromkeys(entity.table for entity in wanted):
+        table = rt.design.tables[table_name]
+        classify = Classifier(rt.design, [e.name for e in wanted if e.table == table_name])
+        request: dict = {"TableName": table.table_name, "ConsistentRead": True}
+        while True:
+            response = rt.data.scan(**request)
+            for raw in response.get("Items", []):
+                item = item_from_wire(raw)
+                entity = classify(item)
+                if entity is not None:
+                    records.append(to_record(entity, table, item))
+            if "LastEvaluatedKey" not in response:
+                break
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    return records

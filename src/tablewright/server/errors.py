@@ -32,8 +32,9 @@ IncompleteSignatureException = _front("IncompleteSignatureException")
 RequestEntityTooLarge = _front("RequestEntityTooLarge", 413)
 NotFound = _front("NotFoundException", 404)
 MethodNotAllowed = _front("MethodNotAllowedException", 405)
-RequestHeaderFieldsTooLarge = _front("RequestHeaderFieldsTooLarge", 431)
 RequestTimeout = _front("RequestTimeoutException", 408)
 BadRequest = _front("BadRequestException")
+# What the front end answers for a body it cannot decode (an unknown or lying Content-Encoding).
+InternalFailure = _front("InternalFailure", 500)
 # The server is at its connection or buffer limit: 503, which every SDK retries with backoff.
 ServiceUnavailable = _front("ServiceUnavailable", 503)

@@ -13,6 +13,10 @@ bytes buffered across all connections and the number of open connections are cap
 SDKs retry); malformed HTTP gets 400; a request not complete within ``request_timeout`` (a slowloris)
 gets 408; an idle keep-alive connection is closed after ``idle_timeout``, or at once when the
 connection cap is reached and a new client needs its place.
+
+Around each answer the transport adds what DynamoDB's front end adds: ``Date``, CORS headers for a
+request with ``Origin`` (``cors``), and compression negotiated from the first ``Accept-Encoding``
+line (``content``); compressed request bodies are undone, within the body limit, before parsing.
 """
 
 from __future__ import annotations
@@ -20,21 +24,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import zlib
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from email.utils import formatdate
 from http import HTTPStatus
 
 import httptools
 
 from tablewright.engine.errors import DynamoDBError
+from tablewright.server.content import compress, negotiate
+from tablewright.server.cors import cors_headers
 from tablewright.server.errors import (
     BadRequest,
     RequestEntityTooLarge,
-    RequestHeaderFieldsTooLarge,
     RequestTimeout,
     ServiceUnavailable,
 )
 from tablewright.server.protocol import (
+    MAX_BODY,
     DynamoDBProtocol,
     Head,
     Response,
@@ -42,13 +51,13 @@ from tablewright.server.protocol import (
     internal_error_response,
 )
 
-# DynamoDB's largest requests (BatchWriteItem, BatchGetItem) are 16 MB; leave room for JSON framing.
-MAX_BODY = 16 * 1024 * 1024 + 256 * 1024
 # Bodies held in memory across all connections at once (received, not yet decoded).
 MAX_BUFFERED = 128 * 1024 * 1024
 MAX_CONNECTIONS = 512
-# httptools sets no limit on the request line and headers; SDK requests use about 1 KB.
-MAX_HEAD = 64 * 1024
+# httptools sets no limit on the request line and headers; DynamoDB refuses more than 16 KB of
+# either with 400 (SDK requests use about 1 KB of headers and a one-character path).
+MAX_REQUEST_LINE = 16 * 1024
+MAX_HEADERS = 16 * 1024
 # After an error answer the rest of the request is read and dropped for this long before closing:
 # closing a socket with unread input sends a TCP reset, which can destroy the answer in flight.
 LINGER = 1.0
@@ -62,13 +71,37 @@ _REASONS = {status.value: status.phrase.encode("ascii") for status in HTTPStatus
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
-def _encode(response: Response, keep_alive: bool) -> bytes:
+_date = (0, b"")
+
+
+def _date_header() -> bytes:
+    """``Date: <IMF-fixdate>``, which DynamoDB sends with every response; formatted once a second."""
+    global _date
+    now = int(time.time())
+    if _date[0] != now:
+        _date = (now, b"Date: %s\r\n" % formatdate(now, usegmt=True).encode("ascii"))
+    return _date[1]
+
+
+def _encode(response: Response, keep_alive: bool, extra: Sequence[tuple[str, str]] = ()) -> bytes:
     head = [b"HTTP/1.1 %d %s\r\n" % (response.status, _REASONS.get(response.status, b"Unknown"))]
-    head += [f"{name}: {value}\r\n".encode("latin-1") for name, value in response.headers]
+    head.append(_date_header())
+    head += [f"{name}: {value}\r\n".encode("latin-1") for name, value in (*response.headers, *extra)]
     head.append(b"Content-Length: %d\r\n" % len(response.body))
     head.append(b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n")
     head.append(response.body)
     return b"".join(head)
+
+
+def _compressed(response: Response, coding: str | None) -> Response:
+    """``response`` with its body compressed as negotiated, if large enough. The x-amz-crc32 header
+    covers the bytes sent (compressed), as DynamoDB computes it and SDKs that ask for gzip check it."""
+    body = compress(coding, response.body)
+    if body is None:
+        return response
+    headers = [(n, v) for n, v in response.headers if n != "x-amz-crc32"]
+    headers += [("Content-Encoding", coding), ("x-amz-crc32", str(zlib.crc32(body)))]
+    return Response(response.status, headers, body)
 
 
 class _Connection(asyncio.Protocol):
@@ -83,13 +116,17 @@ class _Connection(asyncio.Protocol):
         self.closing = False
         self.url = b""
         self.headers: dict[str, str] = {}
+        self.accept_encoding: str | None = None  # its first header line only, as DynamoDB reads it
+        self.header_size = 0
+        self.head_pending = False  # the request arriving has not finished its headers yet
+        self.head_received = 0  # bytes received while its head was unfinished, after its first read
         self.body: list[bytes] = []
         self.size = 0
-        self.head_size = 0
         self.head: Head | Response | None = None
         self.reserved = 0  # bytes of the global buffer budget this connection holds (queued bodies too)
         self.message_reserved = 0  # of which for the request arriving now
-        self.queue: deque[tuple[Head | Response, bytes, bool]] = deque()
+        # (what the head decided, body, keep-alive, response coding, CORS headers) per request
+        self.queue: deque[tuple[Head | Response, bytes, bool, str | None, list]] = deque()
         self.busy = False  # a request of this connection is being answered
         self.continue_pending = False
         self.write_blocked = False
@@ -126,8 +163,15 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        # httptools hands over a header only once it is complete, so a header that never ends is
+        # caught by counting what arrives while a request's head is still unfinished.
+        in_head = self.in_message and self.head_pending
         try:
             self.parser.feed_data(data)
+            if in_head and self.head_pending and not self.closing:
+                self.head_received += len(data)
+                if self.head_received > MAX_REQUEST_LINE + MAX_HEADERS:
+                    self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
         except httptools.HttpParserUpgrade:
             self.fail(BadRequest("Protocol upgrade is not supported: DynamoDB's API is plain HTTP/1.1"))
         except httptools.HttpParserError as exc:
@@ -155,7 +199,11 @@ class _Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.in_message = True
-        self.url, self.headers, self.body, self.size, self.head_size = b"", {}, [], 0, 0
+        self.url, self.headers, self.body, self.size = b"", {}, [], 0
+        self.header_size = 0
+        self.accept_encoding = None
+        self.head_pending = True
+        self.head_received = 0
         self.head = None
         self.message_reserved = 0
         self.message_started = time.monotonic()
@@ -163,18 +211,24 @@ class _Connection(asyncio.Protocol):
 
     def on_url(self, url: bytes) -> None:
         self.url += url
-        self._count_head(len(url))
+        if len(self.url) > MAX_REQUEST_LINE and not self.closing:
+            self.fail(BadRequest(f"Request URL exceeds the limit of {MAX_REQUEST_LINE} bytes"))
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._count_head(len(name) + len(value) + 4)
+        self.header_size += len(name) + len(value) + 4  # with ": " and CRLF
+        if self.header_size > MAX_HEADERS and not self.closing:
+            self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
         if self.closing:
             return
         key = name.decode("latin-1").lower()
         text = value.decode("latin-1")
+        if key == "accept-encoding" and self.accept_encoding is None:
+            self.accept_encoding = text
         # Repeated headers are joined with "," as HTTP and SigV4 canonicalisation both define.
         self.headers[key] = f"{self.headers[key]},{text}" if key in self.headers else text
 
     def on_headers_complete(self) -> None:
+        self.head_pending = False
         if self.closing:
             return
         if self.parser.should_upgrade():
@@ -222,7 +276,9 @@ class _Connection(asyncio.Protocol):
         body = b"".join(self.body)
         self.body = []
         keep_alive = self.parser.should_keep_alive()
-        self.queue.append((self.head, body, keep_alive))
+        method = self.parser.get_method().decode("ascii")
+        coding = negotiate(self.accept_encoding)
+        self.queue.append((self.head, body, keep_alive, coding, cors_headers(method, self.headers)))
         self._update_reading()
         if not self.busy:
             self.busy = True
@@ -233,7 +289,7 @@ class _Connection(asyncio.Protocol):
     async def _answer_queue(self) -> None:
         try:
             while self.queue and not self.closing:
-                head, body, keep_alive = self.queue.popleft()
+                head, body, keep_alive, coding, cors = self.queue.popleft()
                 self._update_reading()
                 response = await self.server.respond(head, body)
                 self._release(len(body))  # the body counted against the budget until it was answered
@@ -241,7 +297,7 @@ class _Connection(asyncio.Protocol):
                 if self.closing:
                     return
                 keep_alive = keep_alive and not self.server.shutting_down
-                self.transport.write(_encode(response, keep_alive))
+                self.transport.write(_encode(_compressed(response, coding), keep_alive, cors))
                 if not keep_alive:
                     self.close()
                     return
@@ -290,11 +346,6 @@ class _Connection(asyncio.Protocol):
         self.reserved -= size
         self.server.buffered -= size
 
-    def _count_head(self, size: int) -> None:
-        self.head_size += size
-        if self.head_size > MAX_HEAD and not self.closing:
-            self.fail(RequestHeaderFieldsTooLarge(f"Request line and headers exceed {MAX_HEAD} bytes"))
-
     def _too_large(self, size: int) -> None:
         self.fail(
             RequestEntityTooLarge(
@@ -312,7 +363,8 @@ class _Connection(asyncio.Protocol):
         self.body = []
         if self.timer is not None:
             self.timer.cancel()
-        self.transport.write(_encode(error_response(error), keep_alive=False))
+        method = self.parser.get_method().decode("ascii")  # a placeholder before the line is read
+        self.transport.write(_encode(error_response(error), False, cors_headers(method, self.headers)))
         if self.transport.can_write_eof():
             self.transport.write_eof()  # the client sees the answer and end of stream at once
         # data_received drops everything from here on, so the socket never holds unread input.
@@ -390,7 +442,32 @@ class HttpServer:
         if isinstance(head, Response):
             return head
         try:
-            operation, request = self.app.decode(head, body)
+            plain = self.app.unwrap(head, body, self.max_body)
+        except DynamoDBError as error:
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug must cost one request, not the connection
+            return internal_error_response(head.operation, error)
+        # A decompressed body counts against the buffer budget while its request is served, so
+        # small compressed uploads cannot hold more memory than the budget allows.
+        expansion = len(plain) - len(body)
+        if expansion <= 0:
+            return await self._serve(head, plain)
+        if self.buffered + expansion > self.max_buffered:
+            return error_response(
+                ServiceUnavailable(
+                    f"The server holds {self.buffered} bytes of request bodies; this one decompresses "
+                    f"to {len(plain)} bytes, over its limit of {self.max_buffered}; retry shortly"
+                )
+            )
+        self.buffered += expansion
+        try:
+            return await self._serve(head, plain)
+        finally:
+            self.buffered -= expansion
+
+    async def _serve(self, head: Head, body: bytes) -> Response:
+        try:
+            operation, request = self.app.parse(head, body)
         except DynamoDBError as error:
             return error_response(error)
         except Exception as error:  # noqa: BLE001 - a bug must cost one request, not the connection

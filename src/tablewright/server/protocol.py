@@ -21,6 +21,7 @@ import orjson
 from botocore.loaders import Loader
 
 from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException, WouldBlock
+from tablewright.server.content import decode_body
 from tablewright.server.errors import (
     MethodNotAllowed,
     NotFound,
@@ -37,7 +38,9 @@ CONTENT_TYPE = "application/x-amz-json-1.0"
 # What SDKs send (1.0) plus what people type by hand with curl; anything else is refused.
 ACCEPTED_CONTENT_TYPES = frozenset({CONTENT_TYPE, "application/json", "application/x-amz-json-1.1"})
 SERVICES = ("dynamodb", "dynamodbstreams")  # botocore service names served on the same endpoint
-HEALTH_BODY = b"healthy: tablewright"
+# DynamoDB's largest requests (BatchWriteItem, BatchGetItem) are 16 MB; leave room for JSON framing.
+# A compressed body is held to this once decompressed.
+MAX_BODY = 16 * 1024 * 1024 + 256 * 1024
 # Request ids: a random per-process prefix plus a counter, unique like DynamoDB's and far cheaper
 # than uuid4 per request (which cost half of this module's time per request).
 _ID_PREFIX = os.urandom(10).hex().upper()
@@ -72,6 +75,19 @@ def targets() -> dict[str, frozenset[str]]:
         model = loader.load_service_model(service, "service-2")
         table[model["metadata"]["targetPrefix"]] = frozenset(model["operations"])
     return table
+
+
+@cache
+def bodiless_operations() -> frozenset[str]:
+    """Operations whose model has no output shape (TagResource, UntagResource): DynamoDB answers
+    them with an empty body, not ``{}``."""
+    loader = Loader()
+    return frozenset(
+        name
+        for service in SERVICES
+        for name, operation in loader.load_service_model(service, "service-2")["operations"].items()
+        if "output" not in operation
+    )
 
 
 @dataclass(slots=True)
@@ -148,6 +164,7 @@ class DynamoDBProtocol:
         self.verifier = verifier
         self.try_now = try_now
         self.targets = targets()
+        self.bodiless = bodiless_operations()
 
     def __call__(
         self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes
@@ -157,7 +174,7 @@ class DynamoDBProtocol:
             head = self.head(method, path, query, headers)
             if isinstance(head, Response):
                 return head
-            operation, request = self.decode(head, body)
+            operation, request = self.decode(head, body, MAX_BODY)
         except DynamoDBError as error:
             return error_response(error)
         return self.call(operation, request)
@@ -172,8 +189,11 @@ class DynamoDBProtocol:
             raise NotFound(
                 f"No resource at path '{path}': DynamoDB's API is POST / with an X-Amz-Target header"
             )
-        if method == "GET":  # the real endpoint answers GET / with a health line too
-            return _respond(200, HEALTH_BODY, "text/plain")
+        if method == "GET":  # the real endpoint answers GET / with a health line naming the host used
+            host = headers.get("host") or "tablewright"
+            return _respond(200, f"healthy: {host}".encode("latin-1"), "text/plain")
+        if method == "OPTIONS":  # a browser's CORS pre-flight; the transport adds the CORS headers
+            return _respond(200, b"")
         if method != "POST":
             raise MethodNotAllowed(f"Method {method} is not allowed on '/': DynamoDB's API takes POST")
         signed = self.verifier.check_headers(headers) if self.verifier is not None else None
@@ -185,10 +205,19 @@ class DynamoDBProtocol:
             )
         return Head(operation, method, path, query, headers, signed)
 
-    def decode(self, head: Head, body: bytes) -> tuple[str, dict]:
+    def decode(self, head: Head, body: bytes, limit: int = MAX_BODY) -> tuple[str, dict]:
         """The operation and its request, once the signature is checked over the body received."""
+        return self.parse(head, self.unwrap(head, body, limit))
+
+    def unwrap(self, head: Head, body: bytes, limit: int = MAX_BODY) -> bytes:
+        """The body as the client meant it: the signature checked over the bytes received (which
+        SDKs sign compressed), then its ``Content-Encoding`` undone, held to ``limit`` bytes."""
         if self.verifier is not None and head.signed is not None:
             self.verifier.check_body(head.signed, head.method, head.path, head.query, head.headers, body)
+        return decode_body(head.headers.get("content-encoding"), body, limit)
+
+    def parse(self, head: Head, body: bytes) -> tuple[str, dict]:
+        """The operation and its request from an unwrapped body."""
         return head.operation, self._decode(body)
 
     def call(self, operation: str, request: dict, deadline: float | None = None) -> Response:
@@ -203,7 +232,7 @@ class DynamoDBProtocol:
                     "Writes are queued behind one waiting for the database file's write lock; "
                     "nothing of this request was applied. Retry it."
                 )
-            return _respond(200, orjson.dumps(self.handler(operation, request)))
+            return self._success(operation, self.handler(operation, request))
         except DynamoDBError as error:
             if error.status >= 500:
                 return internal_error_response(operation, error)
@@ -217,7 +246,7 @@ class DynamoDBProtocol:
         if self.try_now is None or operation not in TRY_NOW_OPERATIONS:
             return None
         try:
-            return _respond(200, orjson.dumps(self.try_now(operation, request)))
+            return self._success(operation, self.try_now(operation, request))
         except WouldBlock:
             return None
         except DynamoDBError as error:
@@ -226,6 +255,9 @@ class DynamoDBProtocol:
             return error_response(error)
         except Exception as error:  # noqa: BLE001 - a bug in the engine must cost one request, not the server
             return internal_error_response(operation, error)
+
+    def _success(self, operation: str, answer: dict) -> Response:
+        return _respond(200, b"" if operation in self.bodiless else orjson.dumps(answer))
 
     @staticmethod
     def is_read(operation: str) -> bool:
@@ -249,7 +281,8 @@ class DynamoDBProtocol:
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            raise SerializationException(f"Request body is not valid JSON: {exc}") from None
+            # DynamoDB's wording ends with the position of the error, "at <offset>".
+            raise SerializationException(f"Request body is not valid JSON: {exc.msg} at {exc.pos}") from None
         if not isinstance(request, dict):
             kind = _JSON_KINDS.get(type(request), type(request).__name__)
             raise SerializationException(f"Request body must be a JSON object, not {kind}")

@@ -27,6 +27,7 @@ import datetime
 import hashlib
 import hmac
 import os
+import re
 import weakref
 import zlib
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from ..errors import (
     ValidationException,
 )
 from ..types import item_size
+from ..validation.messages import NOT_NULL, validation_error
 
 if TYPE_CHECKING:
     import sqlite3
@@ -52,9 +54,14 @@ RETENTION_SECONDS = 24 * 3600
 _NO_END = 2**63 - 1  # the upper sequence bound of an open shard
 ITERATOR_LIFETIME_SECONDS = 15 * 60
 MAX_RECORDS = 1000
+MAX_STREAMS_PER_PAGE = 100  # ListStreams' Limit ("the upper limit is 100")
+MAX_SHARDS_PER_PAGE = 100  # DescribeStream's Limit
 MAX_RESPONSE_BYTES = 1024 * 1024
 SEQUENCE_DIGITS = 21  # DynamoDB's sequence numbers have at least 21 digits
 _LABEL_FORMAT = "%Y-%m-%dT%H:%M:%S.%f"
+# What DynamoDB accepts as a stream ARN before looking the stream up: anything else is a ValidationException,
+# a well-formed ARN of a stream that does not exist a ResourceNotFoundException.
+_STREAM_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table/[A-Za-z0-9_.-]{3,255}/stream/\S+")
 
 # The signing key is per database, so every engine (and process) sharing one file accepts the others' iterators.
 _secrets: weakref.WeakKeyDictionary[Store, bytes] = weakref.WeakKeyDictionary()
@@ -197,8 +204,22 @@ def _generations(engine: Engine, conn: sqlite3.Connection) -> list[Generation]:
     return [g for g in found.values() if not g.expired(now)]
 
 
+def _check_arn(arn: str, member: str = "StreamArn") -> None:
+    """DynamoDB refuses a ``member`` that is not shaped like a stream ARN before it looks anything up."""
+    if not _STREAM_ARN.fullmatch(arn):
+        raise ValidationException(f"Invalid {member}")
+
+
+def _at_most(value: int, member: str, limit: int) -> None:
+    # The service's own upper bounds: botocore's model only knows the lower bound (1) of these Limits.
+    if value > limit:
+        raise validation_error([(value, member, f"Member must have value less than or equal to {limit}")])
+
+
 def _stream_of(engine: Engine, arn: str) -> Generation:
-    """The stream ``arn`` (current, or closed less than 24 hours ago); ResourceNotFoundException otherwise."""
+    """The stream ``arn`` (current, or closed less than 24 hours ago): ValidationException if ``arn`` is not
+    a stream ARN, ResourceNotFoundException if no such stream is readable."""
+    _check_arn(arn)
     store = engine.store
     with store.read() as conn:
         row = store.stream_generation(conn, arn)
@@ -244,8 +265,11 @@ def trim_streams(engine: Engine) -> int:
 
 
 def list_streams(engine: Engine, request: dict) -> dict:
-    limit = request.get("Limit", 100)
+    limit = request.get("Limit", MAX_STREAMS_PER_PAGE)
+    _at_most(limit, "limit", MAX_STREAMS_PER_PAGE)
     start = request.get("ExclusiveStartStreamArn")
+    if start is not None:
+        _check_arn(start, "ExclusiveStartStreamArn")
     name = request.get("TableName")
     with engine.store.read() as conn:
         generations = _generations(engine, conn)
@@ -266,8 +290,11 @@ def list_streams(engine: Engine, request: dict) -> dict:
     return response
 
 
-def describe_stream(engine: Engine, request: dict) -> dict:
-    generation = _stream_of(engine, request["StreamArn"])
+def _shard(engine: Engine, generation: Generation) -> tuple[dict[str, Any], bool]:
+    """The stream's one shard as DescribeStream lists it, and whether it holds no retained record.
+
+    An open shard with nothing retained starts where its next record will be numbered; a closed one
+    that never held a record starts (and ends) at its end."""
     watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
         oldest, _, _ = engine.store.stream_bounds(
@@ -275,7 +302,6 @@ def describe_stream(engine: Engine, request: dict) -> dict:
         )
         last_assigned = engine.store.stream_last_seq(conn)
     if generation.end is None:
-        # With nothing retained, the open shard starts where its next record will be numbered.
         number_range = {"StartingSequenceNumber": _sequence(oldest or max(watermark, last_assigned) + 1)}
     else:
         empty_start = min(max(watermark, generation.after) + 1, generation.end)
@@ -283,7 +309,42 @@ def describe_stream(engine: Engine, request: dict) -> dict:
             "StartingSequenceNumber": _sequence(oldest or empty_start),
             "EndingSequenceNumber": _sequence(generation.end),
         }
-    shard = {"ShardId": generation.shard_id, "SequenceNumberRange": number_range}
+    return {"ShardId": generation.shard_id, "SequenceNumberRange": number_range}, oldest is None
+
+
+def _check_filter(shard_filter: dict) -> None:
+    # Both members are optional in the service model, but DynamoDB refuses a filter without either.
+    missing = [
+        (None, f"shardFilter.{path}", NOT_NULL)
+        for member, path in (("Type", "type"), ("ShardId", "shardId"))
+        if member not in shard_filter
+    ]
+    if missing:
+        raise validation_error(missing)
+
+
+def _selected(shards: list[dict[str, Any]], request: dict) -> list[dict[str, Any]]:
+    """The shards DescribeStream answers with: those after ``ExclusiveStartShardId`` (none if it is not a
+    shard of the stream), and of those only the children of the ``CHILD_SHARDS`` filter's shard."""
+    start = request.get("ExclusiveStartShardId")
+    if start is not None:
+        ids = [shard["ShardId"] for shard in shards]
+        shards = shards[ids.index(start) + 1 :] if start in ids else []
+    shard_filter = request.get("ShardFilter")
+    if shard_filter is not None:  # CHILD_SHARDS, the only type (the model's enum checked it)
+        shards = [shard for shard in shards if shard.get("ParentShardId") == shard_filter["ShardId"]]
+    return shards
+
+
+def describe_stream(engine: Engine, request: dict) -> dict:
+    limit = request.get("Limit", MAX_SHARDS_PER_PAGE)
+    _at_most(limit, "limit", MAX_SHARDS_PER_PAGE)
+    if "ShardFilter" in request:
+        _check_filter(request["ShardFilter"])
+    generation = _stream_of(engine, request["StreamArn"])
+    # Each stream is one shard, never split, so a CHILD_SHARDS filter always finds no children.
+    shard, _ = _shard(engine, generation)
+    shards = _selected([shard], request)
     description: dict[str, Any] = {
         "StreamArn": generation.arn,
         "StreamLabel": generation.label,
@@ -291,8 +352,10 @@ def describe_stream(engine: Engine, request: dict) -> dict:
         "CreationRequestDateTime": _label_time(generation.label),
         "TableName": generation.table_name,
         "KeySchema": generation.key_schema,
-        "Shards": [] if request.get("ExclusiveStartShardId") == shard["ShardId"] else [shard],
+        "Shards": shards[:limit],
     }
+    if len(shards) > limit:
+        description["LastEvaluatedShardId"] = shards[limit - 1]["ShardId"]
     if generation.view_type:
         description["StreamViewType"] = generation.view_type
     return {"StreamDescription": description}
@@ -364,22 +427,66 @@ def _requested_sequence(request: dict) -> int:
     return int(text)
 
 
-# Where each iterator type starts: (request, shard's first readable position, newest retained seq) -> position.
+# The request member each iterator type needs (and that no other type may carry).
+_POSITIONED_BY = {
+    "AT_SEQUENCE_NUMBER": "SequenceNumber",
+    "AFTER_SEQUENCE_NUMBER": "SequenceNumber",
+    "AT_TIMESTAMP": "Timestamp",
+}
+
+
+def _check_iterator_request(request: dict) -> None:
+    kind = request["ShardIteratorType"]
+    needed = _POSITIONED_BY.get(kind)
+    for member in ("SequenceNumber", "Timestamp"):
+        if member in request and member != needed:
+            raise ValidationException(
+                f"Invalid Request: {member} must not be given with ShardIteratorType {kind}"
+            )
+    if needed is not None and needed not in request:
+        raise ValidationException(f"{needed} is required for ShardIteratorType {kind}")
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What an iterator type's start is computed from."""
+
+    engine: Engine
+    generation: Generation
+    request: dict
+    start: int  # the shard's first readable position: records with seq > start
+    newest: int | None  # the shard's newest retained record
+
+
+def _before_timestamp(reading: _Reading) -> int:
+    """The position just before the shard's first record written at or after the request's Timestamp."""
+    generation = reading.generation
+    with reading.engine.store.read() as conn:
+        before = reading.engine.store.stream_before(
+            conn, generation.table_id, float(reading.request["Timestamp"]), reading.start, generation.until
+        )
+    return max(reading.start, before or 0)
+
+
+# Where each iterator type starts reading: records with seq > the position.
 _POSITIONS = {
-    "TRIM_HORIZON": lambda request, start, newest: start,
-    "LATEST": lambda request, start, newest: max(start, newest or 0),
-    "AT_SEQUENCE_NUMBER": lambda request, start, newest: _requested_sequence(request) - 1,
-    "AFTER_SEQUENCE_NUMBER": lambda request, start, newest: _requested_sequence(request),
+    "TRIM_HORIZON": lambda reading: reading.start,
+    "LATEST": lambda reading: max(reading.start, reading.newest or 0),
+    "AT_SEQUENCE_NUMBER": lambda reading: _requested_sequence(reading.request) - 1,
+    "AFTER_SEQUENCE_NUMBER": lambda reading: _requested_sequence(reading.request),
+    "AT_TIMESTAMP": _before_timestamp,
 }
 
 
 def get_shard_iterator(engine: Engine, request: dict) -> dict:
-    arn, shard_id = request["StreamArn"], request["ShardId"]
+    arn, shard_id, kind = request["StreamArn"], request["ShardId"], request["ShardIteratorType"]
+    _check_iterator_request(request)
     generation = _stream_of(engine, arn)
     if shard_id != generation.shard_id:
         raise ResourceNotFoundException(
             f"Requested resource not found: Shard: {shard_id} in Stream: {arn} not found"
         )
+    shard, empty = _shard(engine, generation)
     watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
         _, _, newest = engine.store.stream_bounds(
@@ -387,15 +494,19 @@ def get_shard_iterator(engine: Engine, request: dict) -> dict:
         )
         last_assigned = engine.store.stream_last_seq(conn)
     start = max(watermark, generation.after)
-    position = _POSITIONS[request["ShardIteratorType"]](request, start, newest)
+    by_number = kind.endswith("_SEQUENCE_NUMBER")
+    named = _requested_sequence(request) if by_number else None
+    if empty and named == int(shard["SequenceNumberRange"]["StartingSequenceNumber"]):
+        # The StartingSequenceNumber of a shard without records names its start, not a record: reading
+        # at it or after it both begin with the shard's first record, whenever that is written.
+        return {"ShardIterator": _issue(engine, arn, shard_id, start)}
+    position = _POSITIONS[kind](_Reading(engine, generation, request, start, newest))
     if position < watermark:
         raise TrimmedDataAccessException(
             f"The data you are trying to access has been trimmed: sequence number {_sequence(position + 1)} "
             f"is older than the trim horizon of shard {shard_id}"
         )
     # The sequence number named must be this shard's: not one of an earlier or a later stream of the table.
-    by_number = request["ShardIteratorType"].endswith("_SEQUENCE_NUMBER")
-    named = _requested_sequence(request) if by_number else None
     if named is not None and named <= generation.after:
         raise ValidationException(
             f"Invalid SequenceNumber: {request['SequenceNumber']} is before the start of shard {shard_id}"
@@ -429,13 +540,9 @@ def _render(seq: int, created: float, raw: bytes) -> dict[str, Any]:
 
 
 def get_records(engine: Engine, request: dict) -> dict:
-    state = _redeem(engine, request["ShardIterator"])
     limit = request.get("Limit", MAX_RECORDS)
-    if limit > MAX_RECORDS:
-        raise ValidationException(
-            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-            f"Member must have value less than or equal to {MAX_RECORDS}"
-        )
+    _at_most(limit, "limit", MAX_RECORDS)
+    state = _redeem(engine, request["ShardIterator"])
     generation = _stream_of(engine, state["a"])
     watermark = _retained(engine, generation.table_id)
     position = state["p"]
