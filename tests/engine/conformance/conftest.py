@@ -36,6 +36,11 @@ _HERE = Path(__file__).parent
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "engine_only(reason): runs on the in-process engine backend only")
     config.addinivalue_line("markers", "moto_differs(reason, strict): an xfail on the moto backend")
+    if "endpoint" in SELECTED:
+        try:  # refused once, before any test or worker starts, rather than once per test
+            _backends.endpoint_from_environment()
+        except RuntimeError as refusal:
+            raise pytest.UsageError(str(refusal)) from None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
