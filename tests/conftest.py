@@ -9,6 +9,9 @@ Measured figures and the rule are in README.md ("Tests").
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,20 +42,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def unwritable_dir(tmp_path: Path) -> Path:
-    """A directory this process cannot write: chmod where it bites (not root), else a read-only mount
-    (CI runs as root, where chmod does not stop a write)."""
+def unwritable_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory this process cannot write: chmod where it bites (not root); as root (CI runs as
+    root, where chmod does not stop a write) the immutable attribute, which binds root too and is
+    removed again after the test; else a read-only mount."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
     if os.geteuid() != 0:
-        locked = tmp_path / "locked"
-        locked.mkdir()
         locked.chmod(0o555)
-        return locked
+        yield locked
+        return
+    chattr = shutil.which("chattr")
+    if chattr and subprocess.run([chattr, "+i", str(locked)], capture_output=True).returncode == 0:
+        try:
+            yield locked
+        finally:
+            subprocess.run([chattr, "-i", str(locked)], check=True)
+        return
     with open("/proc/mounts", encoding="utf-8") as mounts:
         for line in mounts:
             _, point, _, options, *_ = line.split()
             read_only_mount = "ro" in options.split(",") and not point.startswith("/mnt/")
             if read_only_mount and Path(point).is_dir() and not os.access(point, os.W_OK):
-                return Path(point)
+                yield Path(point)
+                return
     if Path("/proc/sys").is_dir() and not os.access("/proc/sys", os.W_OK):
-        return Path("/proc/sys")
-    pytest.skip("no directory this process cannot write (root without a read-only mount)")
+        yield Path("/proc/sys")
+        return
+    pytest.skip("no directory this process cannot write (root, no chattr, no read-only mount)")

@@ -1,9 +1,10 @@
 """Shared helpers for the conformance suite: backend choice, table shapes and error assertions.
 
 The suite is DynamoDB's behaviour written down as tests. It runs against the embedded engine
-(``TABLEWRIGHT_BACKEND=engine``, the default) or against moto (``TABLEWRIGHT_BACKEND=moto``) as a
+(``TABLEWRIGHT_BACKEND=engine``, the default), against ``tablewright serve`` over HTTP (``serve``),
+against any other endpoint (``endpoint``, Amazon DynamoDB included), or against moto (``moto``) as a
 cross-check of the tests themselves. Where moto disagrees with DynamoDB's documentation the test
-is marked :func:`moto_differs` and keeps asserting what DynamoDB does.
+is marked :func:`moto_differs` and keeps asserting what DynamoDB does. docs/conformance.md says how.
 """
 
 from __future__ import annotations
@@ -16,39 +17,63 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-BACKEND = os.environ.get("TABLEWRIGHT_BACKEND", "engine")
-if BACKEND not in ("engine", "moto"):
-    raise RuntimeError(f"TABLEWRIGHT_BACKEND must be 'engine' or 'moto', got {BACKEND!r}")
+BACKENDS = ("engine", "serve", "endpoint", "moto")
+# Unset: every test taking ``client`` or ``resource`` runs on the in-process engine, on
+# ``tablewright serve`` and on moto (the default run, CI's too; the moto runs are ``slow``). Set to one
+# backend: the suite runs on that one only (``endpoint`` is only ever chosen so).
+_CHOSEN = os.environ.get("TABLEWRIGHT_BACKEND", "").strip()
+if _CHOSEN and _CHOSEN not in BACKENDS:
+    raise RuntimeError(f"TABLEWRIGHT_BACKEND must be one of {', '.join(BACKENDS)}; got {_CHOSEN!r}")
+SELECTED: tuple[str, ...] = (_CHOSEN,) if _CHOSEN else ("engine", "serve", "moto")
+# The backend a test that does not take ``client`` or ``resource`` stands for (run once).
+BACKEND = SELECTED[0]
+# Reached over HTTP through a table namespace (conformance/_backends.py).
+REMOTE_BACKENDS = ("serve", "endpoint")
+REMOTE = BACKEND in REMOTE_BACKENDS
 
 
 def moto_differs(reason: str, strict: bool = True) -> pytest.MarkDecorator:
     """Expect failure on moto only: moto does not do what DynamoDB documents (``reason`` says what).
 
     Strict by default, so a marker that stops being true (moto fixed, or the test wrong) is noticed;
-    ``strict=False`` only where moto returns fixed numbers that sometimes happen to be right.
+    where a module-wide marker is wrong for one test, mark that test :func:`moto_agrees` rather than
+    passing ``strict=False``. The conftest turns it into an ``xfail`` on the moto runs of the test.
     """
-    return pytest.mark.xfail(BACKEND == "moto", reason=f"moto differs: {reason}", strict=strict)
+    return pytest.mark.moto_differs(reason=f"moto differs: {reason}", strict=strict)
 
 
 def engine_only(reason: str) -> pytest.MarkDecorator:
-    """Skip on moto: the test needs an engine hook that has no DynamoDB API (e.g. the TTL sweeper)."""
-    return pytest.mark.skipif(BACKEND == "moto", reason=f"engine only: {reason}")
+    """Skip on every backend but the in-process engine: the test needs an engine hook that has no
+    DynamoDB API (e.g. the TTL sweeper) or checks the engine's own internals (conftest applies it)."""
+    return pytest.mark.engine_only(reason=f"engine only: {reason}")
 
 
-def cases(table: dict[str, Any], moto: dict[str, str] | None = None) -> list[Any]:
-    """``pytest.param`` per entry of a case table (id -> args); ids in ``moto`` get :func:`moto_differs`.
+def moto_agrees(why: str) -> pytest.MarkDecorator:
+    """Lift a module- or class-wide :func:`moto_differs` from one test or case: here moto's answer is
+    DynamoDB's (``why`` says why, e.g. a fixed figure that happens to be right)."""
+    return pytest.mark.moto_differs(reason=None, strict=True, agrees=why)
+
+
+def cases(
+    table: dict[str, Any], moto: dict[str, str] | None = None, moto_agrees_on: dict[str, str] | None = None
+) -> list[Any]:
+    """``pytest.param`` per entry of a case table (id -> args); ids in ``moto`` get :func:`moto_differs`,
+    ids in ``moto_agrees_on`` get :func:`moto_agrees`.
 
     A tuple value is the argument tuple; anything else is the single argument.
     """
     moto = moto or {}
-    unknown = set(moto) - set(table)
-    assert not unknown, f"moto_differs ids not in the case table: {unknown}"
+    agrees = moto_agrees_on or {}
+    unknown = (set(moto) | set(agrees)) - set(table)
+    assert not unknown, f"moto marker ids not in the case table: {unknown}"
+
+    def marks(case_id: str) -> list[pytest.MarkDecorator]:
+        if case_id in moto:
+            return [moto_differs(moto[case_id])]
+        return [moto_agrees(agrees[case_id])] if case_id in agrees else []
+
     return [
-        pytest.param(
-            *(args if isinstance(args, tuple) else (args,)),
-            id=case_id,
-            marks=[moto_differs(moto[case_id])] if case_id in moto else [],
-        )
+        pytest.param(*(args if isinstance(args, tuple) else (args,)), id=case_id, marks=marks(case_id))
         for case_id, args in table.items()
     ]
 

@@ -1,24 +1,81 @@
 """Fixtures for the conformance suite: a boto3 client/resource on the chosen backend, and tables.
 
-``TABLEWRIGHT_BACKEND=engine`` (default) serves boto3 in-process from a fresh in-memory engine via
-``tablewright.connect()``; ``TABLEWRIGHT_BACKEND=moto`` uses ``moto.mock_aws()``.
+``TABLEWRIGHT_BACKEND`` picks where the suite's requests go (docs/conformance.md); unset, every
+test taking ``client`` or ``resource`` runs three times, on ``engine``, ``serve`` and ``moto`` (the
+moto runs marked ``slow``, so out of the fast subset):
+
+- ``engine``: boto3 served in-process by a fresh in-memory engine (``tablewright.connect()``);
+- ``serve``: one ``tablewright serve`` process per test session (in memory, 127.0.0.1, a free port),
+  reached over HTTP; each test gets its own table namespace, deleted when it ends;
+- ``endpoint``: the endpoint named by ``TABLEWRIGHT_ENDPOINT`` (Amazon DynamoDB included), with
+  region and credentials from the standard AWS environment; a non-loopback endpoint needs
+  ``TABLEWRIGHT_ENDPOINT_ALLOW_REMOTE=create-and-delete-tables``. Namespaced and cleaned as ``serve``;
+- ``moto``: ``moto.mock_aws()``, a cross-check of the tests themselves (each known difference is a
+  strict ``moto_differs`` marker, an xfail on moto only).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
-from ._support import BACKEND, create_table
+from . import _backends
+from ._support import BACKEND, REMOTE_BACKENDS, SELECTED, create_table
 
 _REGION = "us-east-1"
 
 
+_HERE = Path(__file__).parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "engine_only(reason): runs on the in-process engine backend only")
+    config.addinivalue_line("markers", "moto_differs(reason, strict): an xfail on the moto backend")
+    if "endpoint" in SELECTED:
+        try:  # refused once, before any test or worker starts, rather than once per test
+            _backends.endpoint_from_environment()
+        except RuntimeError as refusal:
+            raise pytest.UsageError(str(refusal)) from None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Called with every item of the session: only this directory's are ours.
+    for item in items:
+        if not item.path.is_relative_to(_HERE):
+            continue
+        backend = _backend_of(item)
+        engine_only = item.get_closest_marker("engine_only")
+        if engine_only is not None and backend != "engine":
+            item.add_marker(pytest.mark.skip(reason=engine_only.kwargs["reason"]))
+        if backend != "moto":
+            continue
+        marker = next(item.iter_markers("moto_differs"), None)
+        if marker is not None and marker.kwargs["reason"] is not None:  # None: moto_agrees
+            item.add_marker(pytest.mark.xfail(reason=marker.kwargs["reason"], strict=marker.kwargs["strict"]))
+        if len(SELECTED) > 1:
+            item.add_marker(pytest.mark.slow)  # the cross-check runs in CI, not in the edit-test loop
+
+
+def _backend_of(item: pytest.Item) -> str:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("backend", BACKEND) if callspec else BACKEND
+
+
+@pytest.fixture(scope="session", params=SELECTED)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend this test runs on: one of ``_support.SELECTED``."""
+    return request.param
+
+
 @pytest.fixture
-def _aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _aws_env(monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    if backend == "endpoint":
+        return  # the endpoint's own credentials and region, from the standard AWS environment
     # Dummy credentials so that nothing can ever reach a real account.
     for var, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -29,14 +86,41 @@ def _aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(var, value)
 
 
+@pytest.fixture(scope="session")
+def _remote_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str | None]:
+    """The URL of the remote backend: a ``tablewright serve`` started for this session, or the endpoint."""
+    if backend == "serve":
+        served = _backends.ServedProcess(tmp_path_factory.mktemp("serve") / "serve.log")
+        try:
+            yield served.url
+        finally:
+            served.stop()
+    elif backend == "endpoint":
+        yield _backends.endpoint_from_environment()
+    else:
+        yield None
+
+
+def _remote_region(backend: str) -> str | None:
+    if backend == "serve":
+        return _REGION
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+
+
 @pytest.fixture
-def client(_aws_env: None) -> Iterator[Any]:
-    """A boto3 DynamoDB client on a fresh, empty backend."""
-    if BACKEND == "moto":
+def client(backend: str, _aws_env: None, _remote_url: str | None) -> Iterator[Any]:
+    """A boto3 DynamoDB client on a fresh, empty backend (a fresh table namespace on remote ones)."""
+    if backend == "moto":
         from moto import mock_aws
 
         with mock_aws():
             yield boto3.client("dynamodb", region_name=_REGION)
+    elif backend in REMOTE_BACKENDS:
+        assert _remote_url is not None
+        region = _remote_region(backend)
+        remote = _backends.remote_client(_remote_url, region)
+        with _backends.namespaced(remote, _backends.remote_client(_remote_url, region)):
+            yield remote
     else:
         import tablewright
 
@@ -44,13 +128,19 @@ def client(_aws_env: None) -> Iterator[Any]:
 
 
 @pytest.fixture
-def resource(_aws_env: None) -> Iterator[Any]:
+def resource(backend: str, _aws_env: None, _remote_url: str | None) -> Iterator[Any]:
     """A boto3 DynamoDB service resource on a fresh, empty backend (independent of ``client``)."""
-    if BACKEND == "moto":
+    if backend == "moto":
         from moto import mock_aws
 
         with mock_aws():
             yield boto3.resource("dynamodb", region_name=_REGION)
+    elif backend in REMOTE_BACKENDS:
+        assert _remote_url is not None
+        region = _remote_region(backend)
+        dynamodb = _backends.remote_resource(_remote_url, region)
+        with _backends.namespaced(dynamodb.meta.client, _backends.remote_client(_remote_url, region)):
+            yield dynamodb
     else:
         import tablewright
 
@@ -58,10 +148,10 @@ def resource(_aws_env: None) -> Iterator[Any]:
 
 
 @pytest.fixture
-def engine(client: Any) -> Any:
+def engine(backend: str, client: Any) -> Any:
     """The engine behind ``client`` (engine backend only), for hooks such as ``sweep_ttl``."""
-    if BACKEND == "moto":
-        pytest.skip("needs the tablewright engine")
+    if backend != "engine":
+        pytest.skip(f"needs the tablewright engine in this process (backend is {backend})")
     import tablewright
 
     return tablewright.engine_of(client)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import cases, moto_differs, put_all
+from ._support import cases, moto_agrees, moto_differs, put_all
 
-# moto reports a fixed 0.5/1.0 for most operations, which is sometimes right by coincidence.
-pytestmark = moto_differs("does not compute consumed capacity", strict=False)
+# moto reports a fixed 0.5/1.0 for most operations, which is sometimes right by coincidence: the
+# tests where it is are marked moto_agrees, so every marker here is strict.
+pytestmark = moto_differs("does not compute consumed capacity")
+_FIXED = "moto's fixed figure is right for this size"
 
 
 def _units(consumed: dict | list) -> dict | list:
@@ -41,7 +43,9 @@ READS = {
 }
 
 
-@pytest.mark.parametrize(("size", "consistent", "units"), cases(READS))
+@pytest.mark.parametrize(
+    ("size", "consistent", "units"), cases(READS, moto_agrees_on={"tiny eventual": _FIXED})
+)
 def test_get_item_read_units(client, make_table, size, consistent, units):
     table = make_table("hash_s")
     client.put_item(TableName=table, Item=_padded("k", size))
@@ -51,7 +55,9 @@ def test_get_item_read_units(client, make_table, size, consistent, units):
     assert _units(response["ConsumedCapacity"]) == {"TableName": table, "CapacityUnits": units}
 
 
-@pytest.mark.parametrize(("consistent", "units"), [(True, 1.0), (False, 0.5)])
+@pytest.mark.parametrize(
+    ("consistent", "units"), [(True, 1.0), pytest.param(False, 0.5, marks=moto_agrees(_FIXED))]
+)
 def test_get_item_of_a_missing_item_is_still_charged(client, make_table, consistent, units):
     table = make_table("hash_s")
     response = client.get_item(
@@ -69,7 +75,9 @@ WRITES = {
 }
 
 
-@pytest.mark.parametrize(("size", "units"), cases(WRITES))
+@pytest.mark.parametrize(
+    ("size", "units"), cases(WRITES, moto_agrees_on={"tiny": _FIXED, "1024 bytes": _FIXED})
+)
 def test_put_item_write_units(client, make_table, size, units):
     table = make_table("hash_s")
     response = client.put_item(TableName=table, Item=_padded("k", size), ReturnConsumedCapacity="TOTAL")
@@ -101,6 +109,7 @@ def test_delete_is_charged_for_the_deleted_item(client, make_table):
     assert response["ConsumedCapacity"]["CapacityUnits"] == 1.0
 
 
+@moto_agrees("moto leaves ConsumedCapacity out unless asked")
 def test_no_consumed_capacity_unless_asked(client, make_table):
     table = make_table("hash_s")
     assert "ConsumedCapacity" not in client.put_item(TableName=table, Item=_padded("k", 10))
@@ -220,6 +229,7 @@ def test_index_write_units_follow_the_index_entry(client, make_table, expression
     assert _write_units(client.update_item(**request)) == units
 
 
+@moto_agrees("moto charges 1.0 and no index, which is right for an item outside the index")
 def test_item_outside_a_sparse_index_costs_the_index_nothing(client, make_table):
     table = make_table("gsi")
     response = client.put_item(TableName=table, Item=KEY, ReturnConsumedCapacity="INDEXES")

@@ -145,6 +145,8 @@ ERRORS = {
             "undefined value placeholder": "raises KeyError",
             "undefined name placeholder": "raises KeyError",
             "values without an expression": "accepts values without an expression",
+            "values without an update or condition expression": "says only 'Validation Exception'",
+            "values without a filter on a scan": "accepts values without a filter",
         },
     ),
 )

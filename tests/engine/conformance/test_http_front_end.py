@@ -21,15 +21,15 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from ._support import BACKEND, create_table
+from ._support import create_table
 
 _IN_PROCESS_ENDPOINT = "http://tablewright.local"  # tablewright.client's in-process pseudo endpoint
 
 
 @pytest.fixture
-def http_client(client: Any) -> Any:
+def http_client(client: Any, backend: str) -> Any:
     """``client`` if it talks HTTP to its backend; skip otherwise (nothing HTTP to check)."""
-    if BACKEND == "moto" or client.meta.endpoint_url == _IN_PROCESS_ENDPOINT:
+    if backend == "moto" or client.meta.endpoint_url == _IN_PROCESS_ENDPOINT:
         pytest.skip("needs a backend reached over HTTP (tablewright serve or another endpoint)")
     return client
 

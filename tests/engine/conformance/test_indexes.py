@@ -51,7 +51,6 @@ def test_global_index_returns_its_projection(client, make_table, projection, exp
     assert _query_gsi(client, table) == [expected]
 
 
-@moto_differs("accepts Select=ALL_ATTRIBUTES on a GSI that does not project everything")
 def test_all_attributes_from_a_partial_global_index_is_rejected(client, make_table):
     table = make_table("gsi", projection={"ProjectionType": "KEYS_ONLY"})
     with raises_dynamodb("ValidationException", "ALL_ATTRIBUTES"):

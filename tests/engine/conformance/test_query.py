@@ -235,7 +235,6 @@ BAD_SELECTS = {
 }
 
 
-@moto_differs("does not validate Select")
 @pytest.mark.parametrize(("extra", "phrase"), cases(BAD_SELECTS))
 def test_invalid_select_combinations_are_rejected(client, numbered, extra, phrase):
     with raises_dynamodb("ValidationException", phrase):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import moto_differs, put_all, raises_dynamodb, scan_all
+from ._support import put_all, raises_dynamodb, scan_all
 
 
 @pytest.fixture
@@ -83,7 +83,6 @@ def test_invalid_segments_are_rejected(client, hundred, extra, phrase):
         client.scan(TableName=hundred, **extra)
 
 
-@moto_differs("returns Items with Select=COUNT")
 def test_select_count_on_scan(client, hundred):
     response = client.scan(
         TableName=hundred,
