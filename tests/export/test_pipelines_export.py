@@ -4,6 +4,7 @@ Terraform (python-hcl2; `terraform validate` where terraform can initialise)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from cfnlint.api import ManualArgs, lint
 
 from tablewright.design import load
 from tablewright.export import export
+
+from .tools import terraform_validate
 
 ROOT = Path(__file__).resolve().parents[2]
 EVSE, VAN = ROOT / "examples/evse/design.yaml", ROOT / "examples/van-telemetry/design.yaml"
@@ -77,22 +80,18 @@ def test_terraform_parses_and_validates_where_terraform_can(path: Path, tmp_path
     assert "aws_iot_topic_rule" in kinds and "aws_iam_role" in kinds
     if path == EVSE:
         assert {"aws_lambda_function", "aws_lambda_permission", "awscc_iotwireless_destination"} <= kinds
-    if shutil.which("terraform") is None:
-        pytest.skip("no terraform binary")
-    (tmp_path / "main.tf").write_text(text)
-    init = subprocess.run(
-        ["terraform", "init", "-backend=false", "-input=false"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if init.returncode != 0:
-        pytest.skip("terraform init cannot fetch the providers here (no registry access)")
-    result = subprocess.run(
-        ["terraform", "validate"], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    # The local provider mirror holds hashicorp/aws only: the one awscc resource (the IoT Wireless
+    # destination, which the aws provider has no resource for) is checked by the parse above, and
+    # everything else by terraform validate.
+    (tmp_path / "main.tf").write_text(_without_awscc(text))
+    result = terraform_validate(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _without_awscc(text: str) -> str:
+    """The HCL with the awscc provider requirement and awscc resources left out."""
+    text = re.sub(r"(?m)^\s*awscc = \{[^}]*\}\n", "", text)
+    return re.sub(r'(?ms)^resource "awscc_[^"]+" "[^"]+" \{.*?^\}\n', "", text)
 
 
 def test_a_design_without_pipelines_exports_only_its_tables():
