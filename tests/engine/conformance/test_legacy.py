@@ -144,7 +144,13 @@ def test_expected_operator(client, table, attr, op, operands, expression, values
         for sk in ITEMS
         if _put_passes(client, table, sk, ConditionExpression=expression, **_with_values(values))
     ]
-    assert legacy == expected == modern
+    assert modern == expected
+    assert legacy == EXPECTED_DIFFERS.get(op, expected)
+
+
+# Where Expected differs from its expression: NOT_CONTAINS is false for a missing attribute (item 4
+# has no s), while ``NOT contains(s, :a)`` is true for it.
+EXPECTED_DIFFERS = {"NOT_CONTAINS": [1, 3]}
 
 
 # id -> (Expected entry for attribute "s", sk of the items it holds for)

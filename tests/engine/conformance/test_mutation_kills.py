@@ -1,0 +1,3 @@
+"""Tests written to kill mutants that survived mutation testing (docs/mutation.md)."""
+
+from __future__ import annotations
