@@ -87,7 +87,8 @@ MOTO_SCAN = dict.fromkeys(
 )
 MOTO_QUERY = dict.fromkeys(set(OPERATOR_CASES) - {"LE", "LT", "GE", "GT", "IN", "BETWEEN"}, _MOTO_OPERATOR)
 MOTO_EXPECTED = dict.fromkeys(
-    ["BEGINS_WITH-binary", "CONTAINS-binary", "CONTAINS-list-bool", "CONTAINS-list"], _MOTO_OPERATOR
+    ["BEGINS_WITH-binary", "CONTAINS-binary", "CONTAINS-list-bool", "CONTAINS-list", "NOT_CONTAINS"],
+    _MOTO_OPERATOR,
 )
 
 
