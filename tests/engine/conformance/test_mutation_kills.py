@@ -15,6 +15,7 @@ import pytest
 from ._support import moto_differs, n, s
 
 MOTO = moto_differs("moto reports no per-index or transactional ConsumedCapacity as DynamoDB does")
+MOTO_PAGING = moto_differs("moto gives no LastEvaluatedKey when the last page ends exactly at Limit")
 
 
 @pytest.fixture
@@ -109,3 +110,142 @@ def test_no_index_units_for_an_item_outside_the_index(client: Any, gsi_table: st
         "CapacityUnits": 1.0,
         "Table": {"CapacityUnits": 1.0},
     }
+
+
+# ------------------------------------------------------------------ engine/types.py: key encoding
+
+# Numbers whose order-preserving key bytes differ in every part: sign, magnitude, digits, trailing
+# zeros, the smallest and largest magnitudes DynamoDB allows.
+ORDERED_NUMBERS = [
+    "-9.9999999999999999999999999999999999999E+125",
+    "-1E+125",
+    "-1000",
+    "-123.45",
+    "-100",
+    "-99.9",
+    "-10",
+    "-1.5",
+    "-1",
+    "-0.5",
+    "-0.05",
+    "-1E-130",
+    "0",
+    "1E-130",
+    "0.0001",
+    "0.05",
+    "0.5",
+    "1",
+    "1.5",
+    "9",
+    "10",
+    "10.5",
+    "99.9",
+    "100",
+    "123.45",
+    "1000000",
+    "12345678901234567890",
+    "9.9999999999999999999999999999999999999E+125",
+]
+
+
+def _pages(client: Any, table: str, forward: bool) -> tuple[list[str], list[str]]:
+    """Every sort key in query order, and every LastEvaluatedKey's sort key, paging one item at a time."""
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :p",
+        "ExpressionAttributeValues": {":p": s("p")},
+        "Limit": 1,
+        "ScanIndexForward": forward,
+    }
+    seen, resumed = [], []
+    while True:
+        page = client.query(**request)
+        seen.extend(item["sk"]["N"] for item in page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return seen, resumed
+        resumed.append(page["LastEvaluatedKey"]["sk"]["N"])
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+@MOTO_PAGING
+def test_number_keys_sort_numerically_and_resume_exactly(client: Any, make_table: Any) -> None:
+    from decimal import Decimal
+
+    table = make_table("hash_range_n")
+    for number in reversed(ORDERED_NUMBERS):
+        client.put_item(TableName=table, Item={"pk": s("p"), "sk": {"N": number}})
+    canonical = [str(Decimal(x)) for x in ORDERED_NUMBERS]
+    forward, resumed = _pages(client, table, forward=True)
+    assert [Decimal(x) for x in forward] == [Decimal(x) for x in ORDERED_NUMBERS]
+    # A LastEvaluatedKey gives the key back as it was stored (decoded from the key bytes).
+    assert [Decimal(x) for x in resumed] == [Decimal(x) for x in ORDERED_NUMBERS]
+    assert all("E" not in x or x in canonical for x in resumed)
+    backward, _ = _pages(client, table, forward=False)
+    assert backward == list(reversed(forward))
+
+
+def test_number_key_conditions_compare_by_value(client: Any, make_table: Any) -> None:
+    from decimal import Decimal
+
+    table = make_table("hash_range_n")
+    for number in ORDERED_NUMBERS:
+        client.put_item(TableName=table, Item={"pk": s("p"), "sk": {"N": number}})
+    items = client.query(
+        TableName=table,
+        KeyConditionExpression="pk = :p AND sk BETWEEN :lo AND :hi",
+        ExpressionAttributeValues={":p": s("p"), ":lo": {"N": "-1.50"}, ":hi": {"N": "10.50"}},
+    )["Items"]
+    wanted = ORDERED_NUMBERS[ORDERED_NUMBERS.index("-1.5") : ORDERED_NUMBERS.index("10.5") + 1]
+    assert [Decimal(item["sk"]["N"]) for item in items] == [Decimal(x) for x in wanted]
+
+
+@pytest.mark.parametrize("shape", ["hash_range_s", "hash_range_b"])
+def test_string_and_binary_keys_resume_exactly(client: Any, make_table: Any, shape: str) -> None:
+    table = make_table(shape)
+    # In byte order: UTF-8 for strings ("é" after "z"), unsigned bytes for binaries.
+    strings: list[Any] = ["a", "ab", "b", "z", "é"]
+    binaries: list[Any] = [b"\x00", b"\x01", b"\x01\x00", b"\xff"]
+    keys = strings if shape == "hash_range_s" else binaries
+    wire = "S" if shape == "hash_range_s" else "B"
+    for key in keys:
+        client.put_item(TableName=table, Item={"pk": s("p"), "sk": {wire: key}})
+    first = client.query(
+        TableName=table,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": s("p")},
+        Limit=2,
+    )
+    assert first["LastEvaluatedKey"] == {"pk": s("p"), "sk": {wire: keys[1]}}
+    rest = client.query(
+        TableName=table,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": s("p")},
+        ExclusiveStartKey=first["LastEvaluatedKey"],
+    )
+    assert [item["sk"][wire] for item in rest["Items"]] == keys[2:]
+
+
+# ----------------------------------------------------------- engine/types.py: malformed values
+
+
+@moto_differs("moto accepts malformed attribute values")
+@pytest.mark.parametrize(
+    ("value", "phrase"),
+    [
+        ({}, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"),
+        (
+            {"S": "x", "N": "1"},
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+        ),
+    ],
+    ids=["empty", "two types"],
+)
+def test_malformed_attribute_values(client: Any, make_table: Any, value: dict, phrase: str) -> None:
+    from ._support import raises_dynamodb
+
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", phrase):
+        client.put_item(TableName=table, Item={"pk": s("k"), "a": value})
+    with raises_dynamodb("ValidationException", phrase):
+        client.put_item(TableName=table, Item={"pk": s("k"), "a": {"L": [value]}})
+    client.put_item(TableName=table, Item={"pk": s("k"), "a": {"NULL": True}, "b": {"L": [{"BOOL": False}]}})
