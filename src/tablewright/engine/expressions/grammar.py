@@ -386,7 +386,9 @@ _CLAUSES: dict[str, Callable[[Parser], Action]] = {
 
 
 def _too_large(kind: str, size: int) -> Exception:
-    return invalid_expression(kind, f"Expression size has exceeded the maximum allowed size; expression size: {size}")
+    return invalid_expression(
+        kind, f"Expression size has exceeded the maximum allowed size; expression size: {size}"
+    )
 
 
 def check_deep_parentheses(parser: Parser) -> None:
