@@ -492,3 +492,17 @@ def test_list_append_inside_list_append(client: Any, table: str) -> None:
 
 def _values(values: dict) -> dict:
     return {"ExpressionAttributeValues": values} if values else {}
+
+
+def test_long_legacy_in_list_beside_another_condition(client: Any, table: str) -> None:
+    """A legacy IN of more than 100 values becomes an OR of IN lists; beside another condition it is
+    parenthesised once, never twice (DynamoDB refuses redundant parentheses)."""
+    client.put_item(TableName=table, Item={**K, "a": n(149), "b": s("x")})
+    response = client.scan(
+        TableName=table,
+        ScanFilter={
+            "a": {"ComparisonOperator": "IN", "AttributeValueList": [n(i) for i in range(150)]},
+            "b": {"ComparisonOperator": "EQ", "AttributeValueList": [s("x")]},
+        },
+    )
+    assert response["Count"] == 1

@@ -98,9 +98,10 @@ def comparison(
     if len(keys) <= MAX_IN_OPERANDS:
         template = (in_expected and operator.expected_template) or operator.template
         return template.format(a=name, v=keys, vs=", ".join(keys))
-    # An IN list longer than the expression language allows becomes an OR of IN lists.
+    # An IN list longer than the expression language allows becomes an OR of IN lists (left bare:
+    # _combine parenthesises each condition, and DynamoDB refuses a second, redundant pair).
     chunks = [keys[i : i + MAX_IN_OPERANDS] for i in range(0, len(keys), MAX_IN_OPERANDS)]
-    return "(" + " OR ".join(operator.template.format(a=name, v=c, vs=", ".join(c)) for c in chunks) + ")"
+    return " OR ".join(operator.template.format(a=name, v=c, vs=", ".join(c)) for c in chunks)
 
 
 def _expected_one(attribute: str, spec: Any, placeholders: Placeholders) -> str:
