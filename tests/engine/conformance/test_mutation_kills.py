@@ -244,8 +244,10 @@ def test_malformed_attribute_values(client: Any, make_table: Any, value: dict, p
     from ._support import raises_dynamodb
 
     table = make_table("hash_s")
-    with raises_dynamodb("ValidationException", phrase):
+    with raises_dynamodb("ValidationException", phrase) as info:
         client.put_item(TableName=table, Item={"pk": s("k"), "a": value})
-    with raises_dynamodb("ValidationException", phrase):
+    assert info.value.response["Error"]["Message"] == phrase
+    with raises_dynamodb("ValidationException", phrase) as info:
         client.put_item(TableName=table, Item={"pk": s("k"), "a": {"L": [value]}})
+    assert info.value.response["Error"]["Message"] == phrase
     client.put_item(TableName=table, Item={"pk": s("k"), "a": {"NULL": True}, "b": {"L": [{"BOOL": False}]}})
