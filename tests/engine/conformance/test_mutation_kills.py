@@ -251,3 +251,43 @@ def test_malformed_attribute_values(client: Any, make_table: Any, value: dict, p
         client.put_item(TableName=table, Item={"pk": s("k"), "a": {"L": [value]}})
     assert info.value.response["Error"]["Message"] == phrase
     client.put_item(TableName=table, Item={"pk": s("k"), "a": {"NULL": True}, "b": {"L": [{"BOOL": False}]}})
+
+
+# --------------------------------------------------------------- capacity: second mutation run
+
+
+@MOTO
+def test_local_index_units_are_reported_by_name(client: Any, make_table: Any) -> None:
+    table = make_table("lsi")
+    response = client.put_item(
+        TableName=table,
+        Item={"pk": s("a"), "sk": s("1"), "lsk": n(1)},
+        ReturnConsumedCapacity="INDEXES",
+    )
+    assert response["ConsumedCapacity"] == {
+        "TableName": table,
+        "CapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 1.0},
+        "LocalSecondaryIndexes": {"lsi1": {"CapacityUnits": 1.0}},
+    }
+
+
+@MOTO
+def test_transactional_index_key_change_costs_twice_for_both_entries(client: Any, gsi_table: str) -> None:
+    client.put_item(TableName=gsi_table, Item=_item("a"))
+    response = client.transact_write_items(
+        TransactItems=[
+            {
+                "Update": {
+                    "TableName": gsi_table,
+                    "Key": {"pk": s("a"), "sk": s("1")},
+                    "UpdateExpression": "SET gsk = :v",
+                    "ExpressionAttributeValues": {":v": n(2)},
+                }
+            }
+        ],
+        ReturnConsumedCapacity="INDEXES",
+    )
+    (entry,) = response["ConsumedCapacity"]
+    # The old index entry is deleted and the new one written, each at two transactional units.
+    assert entry["GlobalSecondaryIndexes"] == {"gsi1": {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0}}
