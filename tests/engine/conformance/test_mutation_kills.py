@@ -291,3 +291,30 @@ def test_transactional_index_key_change_costs_twice_for_both_entries(client: Any
     (entry,) = response["ConsumedCapacity"]
     # The old index entry is deleted and the new one written, each at two transactional units.
     assert entry["GlobalSecondaryIndexes"] == {"gsi1": {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0}}
+
+
+# ------------------------------------------------------------------ types: sizes of numbers
+
+
+# name -> (number, its size in bytes: significant digits / 2 rounded up, + 1, + 1 when negative)
+NUMBERS = {
+    "a": ("-1.23456789", 7),
+    "b": ("12345678901234567890123456789012345678", 20),
+    "c": ("1000000", 2),
+    "d": ("0.000123", 3),
+    "e": ("-100", 3),
+}
+
+
+@moto_differs("moto sizes numbers by their text, so one boundary happens to agree", strict=False)
+@pytest.mark.parametrize(("padding", "units"), [(0, 1.0), (1, 2.0)], ids=["1024 bytes", "1025 bytes"])
+def test_number_sizes_decide_the_write_unit(client: Any, make_table: Any, padding: int, units: float) -> None:
+    table = make_table("hash_s")
+    item: dict[str, Any] = {"pk": s("k")}
+    size = len("pk") + 1
+    for name, (number, number_size) in NUMBERS.items():
+        item[name] = {"N": number}
+        size += len(name) + number_size
+    item["s"] = s("x" * (1024 - size - 1 + padding))
+    response = client.put_item(TableName=table, Item=item, ReturnConsumedCapacity="TOTAL")
+    assert response["ConsumedCapacity"]["CapacityUnits"] == units
