@@ -129,7 +129,8 @@ CASES = [
     ("contains(l, :x)", False),
     ("contains(n, :n)", False),
     ("contains(absent, :x)", False),
-    ("contains(s, s)", True),  # the operand may itself be a path
+    ("contains(s, uni)", False),  # the operand may itself be a path (a distinct one)
+    ("contains(:s, :he)", True),  # and the first operand a value
     # size
     ("size(s) = :n5", True),
     ("size(uni) = :six", True),  # bytes, not characters

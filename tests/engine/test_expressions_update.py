@@ -57,7 +57,7 @@ CASES = [
     ("REMOVE s", {"s": None}),
     ("REMOVE absent", {}),
     ("REMOVE m.k", {"m": {"M": {"nest": {"M": {}}}}}),
-    ("REMOVE m.nope.deeper", {}),
+    ("REMOVE m.nope", {}),
     ("REMOVE l[0]", {"l": {"L": [{"S": "b"}, {"S": "c"}]}}),
     ("REMOVE l[0], l[2]", {"l": {"L": [{"S": "b"}]}}),
     ("REMOVE l[2], l[0]", {"l": {"L": [{"S": "b"}]}}),
@@ -153,6 +153,8 @@ ERRORS = [
     ("SET m[0] = :s", "The document path provided in the update expression is invalid for update"),
     ("SET l.k = :s", "The document path provided in the update expression is invalid for update"),
     ("REMOVE s.k", "The document path provided in the update expression is invalid for update"),
+    ("REMOVE m.nope.deeper", "The document path provided in the update expression is invalid for update"),
+    ("REMOVE absent[0]", "The document path provided in the update expression is invalid for update"),
     (
         "ADD n :s",
         "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: ADD, operand type: S",

@@ -93,6 +93,8 @@ class Expressions:
         ex.check_placeholders(present, names, values)
         if parsed.condition is not None:
             parsed.scope = ex.check_condition(parsed.condition, names, values)
+        if parsed.projection is not None:
+            ex.check_projection(parsed.projection, names)
         return parsed
 
     def check(self, item: Item) -> bool:
@@ -260,7 +262,13 @@ class Update(Action):
             # DynamoDB creates nothing when an update of a missing item only removes attributes
             # (UpdateExpression REMOVE, or AttributeUpdates DELETE without a Value): no item, no record.
             return None
-        new = ex.apply_update(self.expressions.update, base, self.expressions.names, self.expressions.values)
+        new = ex.apply_update(
+            self.expressions.update,
+            base,
+            self.expressions.names,
+            self.expressions.values,
+            key_names=tuple(self.table.key.names),
+        )
         for name in self.table.key.names:
             if name not in new or not equal(new[name], self.key[name]):
                 raise invalid(f"Cannot update attribute {name}. This attribute is part of the key")

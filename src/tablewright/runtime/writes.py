@@ -100,10 +100,22 @@ def request_of(verb: str, table: str, body: dict, parts: Sequence[str], ph: Plac
     request = {"TableName": table, **body}
     if parts:
         request["ConditionExpression"] = (
-            parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
+            parts[0] if len(parts) == 1 else " AND ".join(_grouped(p) for p in parts)
         )
     ph.apply(request)
     return {verb: request}
+
+
+def _grouped(condition: str) -> str:
+    """``condition`` in parentheses, unless it already is one parenthesised group: DynamoDB refuses
+    redundant parentheses (``((a AND b))``)."""
+    depth = 0
+    for position, char in enumerate(condition):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            whole = position == len(condition) - 1 and condition.startswith("(")
+            return condition if whole else f"({condition})"
+    return f"({condition})"
 
 
 class Writer:

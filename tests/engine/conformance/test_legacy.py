@@ -87,7 +87,8 @@ MOTO_SCAN = dict.fromkeys(
 )
 MOTO_QUERY = dict.fromkeys(set(OPERATOR_CASES) - {"LE", "LT", "GE", "GT", "IN", "BETWEEN"}, _MOTO_OPERATOR)
 MOTO_EXPECTED = dict.fromkeys(
-    ["BEGINS_WITH-binary", "CONTAINS-binary", "CONTAINS-list-bool", "CONTAINS-list"], _MOTO_OPERATOR
+    ["BEGINS_WITH-binary", "CONTAINS-binary", "CONTAINS-list-bool", "CONTAINS-list", "NOT_CONTAINS"],
+    _MOTO_OPERATOR,
 )
 
 
@@ -144,7 +145,13 @@ def test_expected_operator(client, table, attr, op, operands, expression, values
         for sk in ITEMS
         if _put_passes(client, table, sk, ConditionExpression=expression, **_with_values(values))
     ]
-    assert legacy == expected == modern
+    assert modern == expected
+    assert legacy == EXPECTED_DIFFERS.get(op, expected)
+
+
+# Where Expected differs from its expression: NOT_CONTAINS is false for a missing attribute (item 4
+# has no s), while ``NOT contains(s, :a)`` is true for it.
+EXPECTED_DIFFERS = {"NOT_CONTAINS": [1, 3]}
 
 
 # id -> (Expected entry for attribute "s", sk of the items it holds for)

@@ -23,7 +23,8 @@ Decisions where the Developer Guide is silent or where we chose a form:
   run over the whole condition before any item is read, so short-circuiting cannot hide them.
 * Update actions read the original item. REMOVE runs after SET/ADD/DELETE, in descending index
   order, so all list indexes of one expression refer to the original list. A SET past the end of a
-  list appends. REMOVE of a missing path is a no-op; through a scalar it is an invalid-path error.
+  list appends; several such SETs append in index order (DynamoDB). REMOVE of a missing leaf is a
+  no-op; under a missing parent or through a scalar it is an invalid-path error, as SET is.
 * ``updated_paths`` returns top-level attributes as one-element paths (brief: ReturnValues
   UPDATED_*); ``projections.project_paths`` projects arbitrary resolved paths if nested ones are
   wanted.
@@ -50,7 +51,7 @@ from .keys import (
 )
 from .nodes import ConditionExpr, KeyConditionExpr, Path, ProjectionExpr, UpdateExpr
 from .placeholders import check_placeholders
-from .projections import project
+from .projections import check_projection, project
 from .updates import apply_update, updated_paths
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "UpdateExpr",
     "apply_update",
     "check_condition",
+    "check_projection",
     "check_placeholders",
     "evaluate_condition",
     "evaluate_in_scope",

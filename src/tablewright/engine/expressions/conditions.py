@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types import TYPES, AttributeValue, Item, compare, decode_binary, equal, parse_number, value_size
-from .messages import incorrect_operand, invalid_expression, render_value
+from .messages import incorrect_operand, invalid_expression, render_path, render_value
 from .nodes import (
     And,
     Between,
@@ -111,15 +111,19 @@ def static_scalar(node: Operand, operator: str, scope: Scope) -> None:
 
 
 def check_bounds(low: AttributeValue, high: AttributeValue, kind: str) -> None:
-    """DynamoDB rejects ``BETWEEN`` bounds of one type given in the wrong order."""
-    order = compare(low, high)
-    if order is not None and order > 0:
-        raise invalid_expression(
-            kind,
-            "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
-            f"lower bound operand: AttributeValue: {render_value(low)}, "
-            f"upper bound operand: AttributeValue: {render_value(high)}",
-        )
+    """DynamoDB rejects ``BETWEEN`` bounds of two types, or of one type in the wrong order."""
+    if next(iter(low)) != next(iter(high)):
+        problem = "requires same data type for lower and upper bounds"
+    elif (compare(low, high) or 0) > 0:
+        problem = "requires upper bound to be greater than or equal to lower bound"
+    else:
+        return
+    raise invalid_expression(
+        kind,
+        f"The BETWEEN operator {problem}; "
+        f"lower bound operand: AttributeValue: {render_value(low)}, "
+        f"upper bound operand: AttributeValue: {render_value(high)}",
+    )
 
 
 # ----------------------------------------------------------------------------------------- conditions
@@ -253,14 +257,35 @@ def _static(node: Condition | Operand, scope: Scope) -> None:
     elif isinstance(node, Call):
         for arg in node.args:
             _static(arg, scope)
-        check = _STATIC_CALLS.get(node.name)
-        if check is not None and isinstance(node.args[-1], ValueRef):
-            check(scope.value(node.args[-1].name), scope)
+        _static_distinct(node, scope)
+        for position, arg in enumerate(node.args):
+            check = _STATIC_CALLS.get((node.name, position))
+            if check is not None and isinstance(arg, ValueRef):
+                check(scope.value(arg.name), scope)
+
+
+def _static_distinct(node: Call, scope: Scope) -> None:
+    """DynamoDB rejects a function given the same document path twice (``contains(a, a)``)."""
+    first = node.args[0]
+    if not isinstance(first, PathExpr):
+        return
+    path = scope.path(first)
+    if any(isinstance(other, PathExpr) and scope.path(other) == path for other in node.args[1:]):
+        raise invalid_expression(
+            scope.kind,
+            "The first operand must be distinct from the remaining operands for this operator or function; "
+            f"operator: {node.name}, first operand: {render_path(path)}",
+        )
 
 
 def _static_prefix(value: AttributeValue, scope: Scope) -> None:
     if next(iter(value)) not in ("S", "B"):
         raise incorrect_operand(scope.kind, "begins_with", value)
+
+
+def _static_sized(value: AttributeValue, scope: Scope) -> None:
+    if next(iter(value)) not in _SIZES:
+        raise incorrect_operand(scope.kind, "size", value)
 
 
 def _static_type_name(value: AttributeValue, scope: Scope) -> None:
@@ -273,7 +298,10 @@ def _static_type_name(value: AttributeValue, scope: Scope) -> None:
         )
 
 
-_STATIC_CALLS: dict[str, Callable[[AttributeValue, Scope], None]] = {
-    "begins_with": _static_prefix,
-    "attribute_type": _static_type_name,
+# Request-time checks of a value placeholder, by (function, operand position).
+_STATIC_CALLS: dict[tuple[str, int], Callable[[AttributeValue, Scope], None]] = {
+    ("begins_with", 0): _static_prefix,
+    ("begins_with", 1): _static_prefix,
+    ("attribute_type", 1): _static_type_name,
+    ("size", 0): _static_sized,
 }

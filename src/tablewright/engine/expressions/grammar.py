@@ -15,7 +15,18 @@ from dataclasses import dataclass
 
 from .keywords import is_reserved
 from .lexer import EOF, INDEX, NAME, NAME_REF, OP, VALUE_REF, Token, syntax_error, tokenize
-from .messages import MAX_EXPRESSION_BYTES, MAX_IN_OPERANDS, MAX_OPERATORS, invalid_expression
+from .messages import (
+    LEGACY_VALUE_PREFIX,
+    MAX_EXPRESSION_BYTES,
+    MAX_IN_OPERANDS,
+    MAX_LIST_INDEX,
+    MAX_OPERATORS,
+    MAX_PAREN_DEPTH,
+    MAX_PATH_DEPTH,
+    REDUNDANT_PARENTHESES,
+    incorrect_operand,
+    invalid_expression,
+)
 from .nodes import (
     Action,
     And,
@@ -40,7 +51,11 @@ COMPARATORS = frozenset({"=", "<>", "<", "<=", ">", ">="})
 
 @dataclass(frozen=True, slots=True)
 class FunctionSpec:
-    """A function's parameters (``"path"`` must be a document path) and what it yields."""
+    """A function's parameters and what it yields.
+
+    A parameter is ``"path"`` (a document path), ``"value"`` (a ``:value``), ``"path_or_value"``
+    (either: DynamoDB evaluates ``size(:s)`` as the size of that value) or ``"operand"`` (anything).
+    """
 
     params: tuple[str, ...]
     returns: str  # "condition" or "operand"
@@ -49,16 +64,30 @@ class FunctionSpec:
 CONDITION_FUNCTIONS: dict[str, FunctionSpec] = {
     "attribute_exists": FunctionSpec(("path",), "condition"),
     "attribute_not_exists": FunctionSpec(("path",), "condition"),
-    "attribute_type": FunctionSpec(("path", "operand"), "condition"),
-    "begins_with": FunctionSpec(("path", "operand"), "condition"),
-    "contains": FunctionSpec(("path", "operand"), "condition"),
-    "size": FunctionSpec(("path",), "operand"),
+    "attribute_type": FunctionSpec(("path_or_value", "value"), "condition"),
+    "begins_with": FunctionSpec(("path_or_value", "operand"), "condition"),
+    "contains": FunctionSpec(("path_or_value", "operand"), "condition"),
+    "size": FunctionSpec(("path_or_value",), "operand"),
 }
 UPDATE_FUNCTIONS: dict[str, FunctionSpec] = {
     "if_not_exists": FunctionSpec(("path", "operand"), "operand"),
     "list_append": FunctionSpec(("operand", "operand"), "operand"),
 }
 _ALL_FUNCTIONS = CONDITION_FUNCTIONS | UPDATE_FUNCTIONS
+# Functions whose result may not be an argument of the same function (DynamoDB: "not allowed to be
+# used this way"); nested if_not_exists is fine.
+_NOT_NESTABLE = frozenset({"list_append"})
+
+
+def _is_legacy_update(text: str, tokens: list[Token]) -> bool:
+    """Whether an update is the translation of legacy AttributeUpdates: only generated placeholders
+    and keywords. AttributeUpdates has no expression, so no expression-size limit applies to it."""
+    return all(
+        tok.kind in (EOF, OP)
+        or (tok.kind == NAME and tok.text in ("SET", "REMOVE", "ADD", "DELETE", *UPDATE_FUNCTIONS))
+        or tok.text.startswith(("#legacy", LEGACY_VALUE_PREFIX))
+        for tok in tokens
+    )
 
 
 class Parser:
@@ -68,18 +97,20 @@ class Parser:
         if not isinstance(text, str):
             raise invalid_expression(kind, "The expression must be a string")
         size = len(text.encode("utf-8"))
-        if size > MAX_EXPRESSION_BYTES:
-            raise invalid_expression(
-                kind, f"Expression size has exceeded the maximum allowed size; expression size: {size}"
-            )
+        oversized = size > MAX_EXPRESSION_BYTES
+        if oversized and kind != "UpdateExpression":
+            raise _too_large(kind, size)
         if not text.strip():
             raise invalid_expression(kind, "The expression can not be empty;")
         self.text, self.kind = text, kind
         self.tokens = tokenize(text, kind)
+        if oversized and not _is_legacy_update(text, self.tokens):
+            raise _too_large(kind, size)
         self.pos = 0
         self.names: set[str] = set()
         self.values: set[str] = set()
         self.operators = 0
+        self.grouped: set[int] = set()  # ids of the conditions written inside their own parentheses
 
     # ------------------------------------------------------------------------------------ cursor
 
@@ -139,10 +170,20 @@ class Parser:
                 self.advance()
                 if self.tok.kind != INDEX:
                     raise self.error()
-                elements.append(int(self.advance().text))
+                index = int(self.advance().text)
+                if index > MAX_LIST_INDEX:
+                    raise invalid_expression(
+                        self.kind, f"List index is not within the allowable range; index: [{index}]"
+                    )
+                elements.append(index)
                 self.expect("]")
             else:
-                return PathExpr(tuple(elements))
+                break
+        if len(elements) > MAX_PATH_DEPTH:
+            raise invalid_expression(
+                self.kind, f"The document path has too many nesting levels; nesting levels: {len(elements)}"
+            )
+        return PathExpr(tuple(elements))
 
     def element(self) -> str:
         tok = self.tok
@@ -199,6 +240,18 @@ class Parser:
                     self.kind,
                     f"Operator or function requires a document path; operator or function: {name}",
                 )
+            if param == "path_or_value" and not isinstance(arg, PathExpr | ValueRef):
+                raise invalid_expression(
+                    self.kind,
+                    f"The function is not allowed to be used this way in an expression; function: {arg.name}",  # type: ignore[union-attr]
+                )
+            if param == "value" and not isinstance(arg, ValueRef):
+                raise incorrect_operand(self.kind, name, None)
+            if name in _NOT_NESTABLE and isinstance(arg, Call) and arg.name == name:
+                raise invalid_expression(
+                    self.kind,
+                    f"The function is not allowed to be used this way in an expression; function: {name}",
+                )
         if spec.returns != wanted:
             raise invalid_expression(
                 self.kind,
@@ -236,6 +289,9 @@ class Parser:
             self.advance()
             inner = self.condition()
             self.expect(")")
+            if id(inner) in self.grouped:  # "((a < b))": the inner pair already groups all of it
+                raise invalid_expression(self.kind, REDUNDANT_PARENTHESES)
+            self.grouped.add(id(inner))
             return inner
         spec = CONDITION_FUNCTIONS.get(self.tok.text) if self.at_call() else None
         if spec is not None and spec.returns == "condition":
@@ -329,10 +385,49 @@ _CLAUSES: dict[str, Callable[[Parser], Action]] = {
 }
 
 
+def _too_large(kind: str, size: int) -> Exception:
+    return invalid_expression(
+        kind, f"Expression size has exceeded the maximum allowed size; expression size: {size}"
+    )
+
+
+def check_deep_parentheses(parser: Parser) -> None:
+    """Judge parentheses nested deeper than the recursive parser goes, without recursion.
+
+    Only redundant pairs (``((...))``) or unbalanced ones reach such a depth inside DynamoDB's
+    300-operator limit, so a deep expression gets DynamoDB's error for one of those.
+    """
+    deepest = 0
+    opened: list[int] = []
+    pairs: dict[int, int] = {}
+    unmatched: int | None = None
+    for index, tok in enumerate(parser.tokens):
+        if tok.kind != OP or tok.text not in ("(", ")"):
+            continue
+        if tok.text == "(":
+            opened.append(index)
+            deepest = max(deepest, len(opened))
+        elif opened:
+            pairs[opened.pop()] = index
+        elif unmatched is None:
+            unmatched = index
+    if deepest <= MAX_PAREN_DEPTH:
+        return
+    if unmatched is not None or opened:
+        at = unmatched if unmatched is not None else len(parser.tokens) - 1
+        raise syntax_error(parser.kind, parser.text, parser.tokens, at)
+    if any(pairs.get(start + 1) == end - 1 for start, end in pairs.items()):
+        raise invalid_expression(parser.kind, REDUNDANT_PARENTHESES)
+    raise invalid_expression(
+        parser.kind, f"The expression has too many nesting levels; nesting levels: {deepest}"
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def parse_condition(text: str, kind: str = "ConditionExpression") -> ConditionExpr:
     """Parse a ConditionExpression (or, with ``kind="FilterExpression"``, a FilterExpression)."""
     parser = Parser(text, kind)
+    check_deep_parentheses(parser)
     root = parser.condition()
     parser.expect_end()
     return ConditionExpr(kind, frozenset(parser.names), frozenset(parser.values), root)

@@ -17,6 +17,9 @@ NAME_REF = "NAME_REF"  # "#placeholder"
 VALUE_REF = "VALUE_REF"  # ":placeholder"
 INDEX = "INDEX"  # the digits of a list index
 OP = "OP"  # punctuation and operators; the token text says which
+# An unquoted name must start with a letter: DynamoDB reads ``_abc`` as a stray ``_`` followed by a
+# name and reports the ``_`` as a syntax error, its neighbours included ("near: \"SET _abc\"").
+STRAY = "STRAY"
 EOF = "EOF"
 
 _SCANNER = re.compile(
@@ -24,7 +27,8 @@ _SCANNER = re.compile(
     (?P<WS>\s+)
     |(?P<NAME_REF>\#[A-Za-z0-9_]+)
     |(?P<VALUE_REF>:[A-Za-z0-9_]+)
-    |(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)
+    |(?P<NAME>[A-Za-z][A-Za-z0-9_]*)
+    |(?P<STRAY>_)
     |(?P<INDEX>[0-9]+)
     |(?P<OP><>|<=|>=|[=<>()\[\],.+\-])
     """,

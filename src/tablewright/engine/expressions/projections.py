@@ -12,12 +12,21 @@ from .nodes import Path, ProjectionExpr
 from .resolve import Scope, check_overlaps, clone, get_path
 
 
-def project(expr: ProjectionExpr, item: Item, names: dict[str, str] | None = None) -> Item:
-    """The part of ``item`` named by the projection; ``item`` itself is not modified."""
+def check_projection(expr: ProjectionExpr, names: dict[str, str] | None = None) -> list[Path]:
+    """The projection's resolved paths, refused when two overlap or conflict.
+
+    DynamoDB checks this with the request, before reading anything: a projection of a missing item,
+    or of a query that matches nothing, is refused all the same.
+    """
     scope = Scope(expr.kind, names, None)
     paths = [scope.path(p) for p in expr.paths]
     check_overlaps(paths, expr.kind)
-    return project_paths(paths, item)
+    return paths
+
+
+def project(expr: ProjectionExpr, item: Item, names: dict[str, str] | None = None) -> Item:
+    """The part of ``item`` named by the projection; ``item`` itself is not modified."""
+    return project_paths(check_projection(expr, names), item)
 
 
 def project_paths(paths: list[Path], item: Item) -> Item:

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ValidationException
-from ..types import AttributeValue, Item, add_numbers, parse_number
+from ..types import AttributeValue, Item, add_numbers, invalid, parse_number
 from .messages import (
     INCORRECT_DATA_TYPE,
     INVALID_UPDATE_PATH,
+    LEGACY_TYPE_MISMATCH,
+    LEGACY_VALUE_PREFIX,
     MISSING_ATTRIBUTE,
     incorrect_operand,
 )
@@ -31,19 +33,31 @@ def apply_update(
     item: Item,
     names: dict[str, str] | None = None,
     values: dict[str, Any] | None = None,
+    key_names: tuple[str, ...] = (),
 ) -> Item:
-    """The item after the update; ``item`` itself (``{}`` for a new item) is never modified."""
+    """The item after the update; ``item`` itself (``{}`` for a new item) is never modified.
+
+    ``key_names`` are the table's key attributes: ADD or DELETE on one is refused before its operand
+    is looked at, as DynamoDB refuses it (SET and REMOVE are checked by the caller on the result).
+    """
     scope = Scope(expr.kind, names, values)
     targets = [scope.path(action.path) for action in expr.actions]
     check_overlaps(targets, expr.kind)
+    for action, path in zip(expr.actions, targets):
+        if action.clause in ("ADD", "DELETE") and len(path) == 1 and path[0] in key_names:
+            raise invalid(f"Cannot update attribute {path[0]}. This attribute is part of the key")
     results = [_ACTIONS[a.clause](a, path, item, scope) for a, path in zip(expr.actions, targets)]
     new = clone(item)
     removals: list[Path] = []
+    writes: list[tuple[Path, Any]] = []
     for path, result in zip(targets, results):
         if result is _REMOVED:
             removals.append(path)
         else:
-            _write(new, path, clone(result))
+            writes.append((path, result))
+    # Indexes past the end of a list append in index order, not in the order written.
+    for path, result in sorted(writes, key=lambda write: _removal_order(write[0])):
+        _write(new, path, clone(result))
     for path in sorted(removals, key=_removal_order, reverse=True):
         _remove(new, path)
     return new
@@ -62,8 +76,8 @@ def updated_paths(expr: UpdateExpr, names: dict[str, str] | None = None) -> list
 
 
 def _removal_order(path: Path) -> tuple:
-    # Only the order of indexes within one list matters (higher first, so lower ones stay valid);
-    # the tags keep ints and strs from being compared with each other.
+    # Only the order of indexes within one list matters (removals: higher first, so lower ones stay
+    # valid; appends: lower first); the tags keep ints and strs from being compared with each other.
     return tuple((1, e, "") if isinstance(e, int) else (0, 0, e) for e in path)
 
 
@@ -87,7 +101,7 @@ def _add(action: Action, path: Path, item: Item, scope: Scope) -> AttributeValue
     if current is None:
         return value
     if kind not in current:
-        raise ValidationException(INCORRECT_DATA_TYPE)
+        raise _mismatch(action.value)  # type: ignore[arg-type]
     if kind == "N":
         return {"N": add_numbers(current["N"], payload)}
     return {kind: _union(kind, current[kind], payload)}
@@ -102,10 +116,16 @@ def _delete(action: Action, path: Path, item: Item, scope: Scope) -> object:
     if current is None:
         return _REMOVED  # removing a missing attribute is a no-op, as DELETE on it is
     if kind not in current:
-        raise ValidationException(INCORRECT_DATA_TYPE)
+        raise _mismatch(action.value)  # type: ignore[arg-type]
     unwanted = {_member_key(kind, m) for m in payload}
     remaining = [m for m in current[kind] if _member_key(kind, m) not in unwanted]
     return {kind: remaining} if remaining else _REMOVED
+
+
+def _mismatch(*operands: Operand) -> ValidationException:
+    """An operand whose type does not fit the attribute: legacy AttributeUpdates has its own words."""
+    legacy = any(isinstance(o, ValueRef) and o.name.startswith(LEGACY_VALUE_PREFIX) for o in operands)
+    return ValidationException(LEGACY_TYPE_MISMATCH if legacy else INCORRECT_DATA_TYPE)
 
 
 _ACTIONS: dict[str, Callable[[Action, Path, Item, Scope], Any]] = {
@@ -179,8 +199,13 @@ def _if_not_exists(node: Call, item: Item, scope: Scope) -> AttributeValue:
 
 def _list_append(node: Call, item: Item, scope: Scope) -> AttributeValue:
     _literals_first(node.args, scope, "L", "list_append")
-    first = _typed(node.args[0], item, scope, "L", "list_append")
-    second = _typed(node.args[1], item, scope, "L", "list_append")
+    try:
+        first = _typed(node.args[0], item, scope, "L", "list_append")
+        second = _typed(node.args[1], item, scope, "L", "list_append")
+    except ValidationException as error:
+        if error.message == INCORRECT_DATA_TYPE:  # legacy ADD of a list to an attribute of another type
+            raise _mismatch(*node.args) from None
+        raise
     return {"L": [*first["L"], *second["L"]]}
 
 
@@ -221,8 +246,8 @@ def _remove(item: Item, path: Path) -> None:
         item.pop(path[0], None)  # type: ignore[arg-type]
         return
     parent, last = _parent(item, path), path[-1]
-    if parent is None:
-        return  # nothing there to remove
+    if parent is None:  # "REMOVE c.c" without a c: invalid, as SET is (a missing leaf is no error)
+        raise ValidationException(INVALID_UPDATE_PATH)
     if isinstance(last, int) and "L" in parent:
         if last < len(parent["L"]):
             del parent["L"][last]

@@ -34,6 +34,7 @@ class Operator:
     types: frozenset[str] | None
     template: str
     ordered_bounds: bool = False  # the two operands are a range whose lower bound must come first
+    expected_template: str | None = None  # what it becomes in Expected, when that differs
 
 
 OPERATORS: dict[str, Operator] = {
@@ -46,7 +47,14 @@ OPERATORS: dict[str, Operator] = {
     "NOT_NULL": Operator(0, 0, None, "attribute_exists({a})"),
     "NULL": Operator(0, 0, None, "attribute_not_exists({a})"),
     "CONTAINS": Operator(1, 1, _CONTAINABLE, "contains({a}, {v[0]})"),
-    "NOT_CONTAINS": Operator(1, 1, _CONTAINABLE, "NOT contains({a}, {v[0]})"),
+    # In Expected, NOT_CONTAINS is false for a missing attribute (DynamoDB): both it and CONTAINS fail.
+    "NOT_CONTAINS": Operator(
+        1,
+        1,
+        _CONTAINABLE,
+        "NOT contains({a}, {v[0]})",
+        expected_template="attribute_exists({a}) AND NOT contains({a}, {v[0]})",
+    ),
     "BEGINS_WITH": Operator(1, 1, frozenset({"S", "B"}), "begins_with({a}, {v[0]})"),
     "IN": Operator(1, None, _SCALAR, "{a} IN ({vs})"),
     "BETWEEN": Operator(2, 2, _SCALAR, "{a} BETWEEN {v[0]} AND {v[1]}", ordered_bounds=True),
@@ -56,8 +64,15 @@ OPERATORS: dict[str, Operator] = {
 KEY_OPERATORS = frozenset({"EQ", "LE", "LT", "GE", "GT", "BEGINS_WITH", "BETWEEN"})
 
 
-def comparison(attribute: str, operator_name: Any, operands: list[Any], placeholders: Placeholders) -> str:
-    """Check one comparison's operands against its operator's row and render it as condition text."""
+def comparison(
+    attribute: str,
+    operator_name: Any,
+    operands: list[Any],
+    placeholders: Placeholders,
+    in_expected: bool = False,
+) -> str:
+    """Check one comparison's operands against its operator's row and render it as condition text
+    (``in_expected``: for Expected, whose few operators with their own meaning have their own template)."""
     operator = OPERATORS.get(operator_name)  # type: ignore[arg-type]
     if operator is None:
         raise ValidationException(
@@ -81,10 +96,12 @@ def comparison(attribute: str, operator_name: Any, operands: list[Any], placehol
     name = placeholders.name(attribute)
     keys = [placeholders.value(v) for v in values]
     if len(keys) <= MAX_IN_OPERANDS:
-        return operator.template.format(a=name, v=keys, vs=", ".join(keys))
-    # An IN list longer than the expression language allows becomes an OR of IN lists.
+        template = (in_expected and operator.expected_template) or operator.template
+        return template.format(a=name, v=keys, vs=", ".join(keys))
+    # An IN list longer than the expression language allows becomes an OR of IN lists (left bare:
+    # _combine parenthesises each condition, and DynamoDB refuses a second, redundant pair).
     chunks = [keys[i : i + MAX_IN_OPERANDS] for i in range(0, len(keys), MAX_IN_OPERANDS)]
-    return "(" + " OR ".join(operator.template.format(a=name, v=c, vs=", ".join(c)) for c in chunks) + ")"
+    return " OR ".join(operator.template.format(a=name, v=c, vs=", ".join(c)) for c in chunks)
 
 
 def _expected_one(attribute: str, spec: Any, placeholders: Placeholders) -> str:
@@ -110,9 +127,8 @@ def _expected_one(attribute: str, spec: Any, placeholders: Placeholders) -> str:
             state = "null" if exists is None else "true"
             raise invalid(f"Value must be provided when Exists is {state}" + where)
     if operator is not None:
-        return comparison(
-            attribute, operator, [value] if value is not None else list(value_list or []), placeholders
-        )
+        operands = [value] if value is not None else list(value_list or [])
+        return comparison(attribute, operator, operands, placeholders, in_expected=True)
     if exists is False:
         return comparison(attribute, "NULL", [], placeholders)
     return comparison(attribute, "EQ", [value], placeholders)

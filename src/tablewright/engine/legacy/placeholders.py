@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..expressions.messages import LEGACY_VALUE_PREFIX
+
 NAME_PREFIX = "#legacy"
-VALUE_PREFIX = ":legacy"
+VALUE_PREFIX = LEGACY_VALUE_PREFIX  # the update evaluator words its type errors by it
 
 
 class Placeholders:
