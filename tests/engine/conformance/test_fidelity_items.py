@@ -150,6 +150,18 @@ def test_keys_and_expression_values_are_deserialized_alike(client, make_table, w
         client.update_item(TableName=table, Key={"pk": s("k")})
 
 
+@moto_differs("looks the table up first and answers ResourceNotFoundException")
+def test_a_malformed_value_is_refused_before_the_table_is_looked_up(client):
+    # DynamoDB deserializes the whole request before any operation runs: a value of the wrong JSON
+    # type is a SerializationException even when the table does not exist.
+    body = {"TableName": "no_such_table", "Item": {"pk": {"S": 5}}}
+    with (
+        raw_body(client, "PutItem", body),
+        raises_dynamodb("SerializationException", "NUMBER_VALUE cannot be converted to String"),
+    ):
+        client.put_item(TableName="no_such_table", Item={"pk": s("k")})
+
+
 # ----------------------------------------------- 8. ExclusiveStartKey checked against query and segment
 
 
