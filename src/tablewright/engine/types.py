@@ -217,6 +217,60 @@ def _wrong_json(v: Any, target: str) -> SerializationException | None:
     return SerializationException(f"{token} cannot be converted to {target}") if token else None
 
 
+# The JSON type each attribute value kind's payload must have on the wire (sets: lists of strings).
+_WIRE_SCALARS = {"S": "String", "N": "String", "B": "String", "BOOL": "Boolean", "NULL": "Boolean"}
+_WIRE_SETS = frozenset({"SS", "NS", "BS"})
+
+
+def check_wire_json(value: Any, depth: int = 0) -> None:
+    """Raise the SerializationException DynamoDB's deserializer raises for a payload of the wrong JSON
+    type anywhere in one wire attribute value (or a B/BS member that is not base64).
+
+    DynamoDB deserializes the whole request before any operation runs, so this answer comes before
+    ResourceNotFoundException or any validation; everything else (empty or unknown types, numbers,
+    nesting) is left to :func:`validate_value`, in the operation's own order.
+    """
+    if type(value) is not dict or depth > MAX_NESTING:
+        return
+    for kind, payload in value.items():
+        target = _WIRE_SCALARS.get(kind)
+        if target is not None:
+            error = _wrong_json(payload, target)
+            if error is not None:
+                raise error
+            if kind == "B" and type(payload) is str:
+                _check_base64(payload)
+        elif kind in _WIRE_SETS:
+            error = _wrong_json(payload, "List")
+            if error is not None:
+                raise error
+            for each in payload or ():
+                error = _wrong_json(each, "String")
+                if error is not None:
+                    raise error
+                if kind == "BS" and type(each) is str:
+                    _check_base64(each)
+        elif kind == "L":
+            error = _wrong_json(payload, "List")
+            if error is not None:
+                raise error
+            for each in payload or ():
+                check_wire_json(each, depth + 1)
+        elif kind == "M":
+            error = _wrong_json(payload, "Map")
+            if error is not None:
+                raise error
+            for each in (payload or {}).values():
+                check_wire_json(each, depth + 1)
+
+
+def _check_base64(text: str) -> None:
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _base64_error(text) from None
+
+
 def _not_a_string(v: Any) -> SerializationException | None:
     return _wrong_json(v, "String")
 

@@ -123,6 +123,8 @@ class Namespace:
     def _table(self, name: Any) -> Any:
         if not isinstance(name, str) or name.startswith(self.prefix):
             return name
+        if name.startswith("arn:"):  # TableName takes a table ARN too
+            return self._arn(name)
         prefixed = self.prefix + name
         return prefixed if _VALID_TABLE_NAME.fullmatch(name) and len(prefixed) <= 255 else name
 
@@ -189,6 +191,11 @@ class Namespace:
         if model.name == "ListTables" and "TableNames" in parsed:
             # Only this namespace's tables: on a shared endpoint the others are not the test's.
             parsed["TableNames"] = [name for name in parsed["TableNames"] if name.startswith(self.prefix)]
+        if model.name == "ListBackups" and "BackupSummaries" in parsed:
+            # Backups outlive their tables: another test's on the same server are not this test's.
+            parsed["BackupSummaries"] = [
+                b for b in parsed["BackupSummaries"] if str(b.get("TableName", "")).startswith(self.prefix)
+            ]
         clean = self.strip({k: v for k, v in parsed.items() if k != "ResponseMetadata"})
         parsed.update(clean)
 
@@ -201,6 +208,20 @@ class Namespace:
             names.update(name for name in page["TableNames"] if name.startswith(self.prefix))
         for name in sorted(names):
             _delete_table(raw_client, name)
+        # Backups outlive their tables (and cost money on a real account): the next test on this
+        # endpoint must not find them in ListBackups.
+        for page in raw_client.get_paginator("list_backups").paginate(BackupType="ALL"):
+            for backup in page["BackupSummaries"]:
+                if str(backup.get("TableName", "")).startswith(self.prefix):
+                    _delete_backup(raw_client, backup["BackupArn"])
+
+
+def _delete_backup(client: Any, arn: str) -> None:
+    try:
+        client.delete_backup(BackupArn=arn)
+    except ClientError as error:
+        if error.response["Error"]["Code"] not in ("BackupNotFoundException", "BackupInUseException"):
+            raise
 
 
 def _delete_table(client: Any, name: str) -> None:

@@ -518,6 +518,10 @@ QUERY_ERRORS = {
     cases(
         QUERY_ERRORS,
         moto={
+            "missing_hash": "names the missing partition key attribute ('Query condition missed key schema element: h2')",
+            "hash_range_op": "reports 'Query key condition not supported'",
+            "hash_between": "reports 'Query key condition not supported'",
+            "hash_begins_with": "reports 'Query key condition not supported'",
             "range_op_not_last": "reports 'Query key condition not supported'",
             "begins_with_not_last": "reports 'Query key condition not supported'",
             "wrong_hash_type": "returns no items instead",

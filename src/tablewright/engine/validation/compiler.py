@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..types import check_wire_json
 from .messages import NOT_NULL, Violation, bracket, serialization_error
 from .rules import Rules, rules_for
 
@@ -29,6 +30,20 @@ OPAQUE = frozenset({"AttributeValue"})
 NAME_OR_ARN = {"TableArn": "TableName"}
 
 _INT_RANGE = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+
+
+def _attribute_value_json(value: Any, path: str, errors: list[Violation]) -> None:
+    check_wire_json(value)
+
+
+def _attribute_values_json(value: list[Any], path: str, errors: list[Violation]) -> None:
+    for each in value:
+        check_wire_json(each)
+
+
+def _attribute_map_json(value: dict[str, Any], path: str, errors: list[Violation]) -> None:
+    for each in value.values():
+        check_wire_json(each)
 
 
 def _number(value: Any) -> bool:
@@ -149,7 +164,10 @@ class Compiler:
         names = NAME_OR_ARN.get(name)
         rules = rules_for(shape, rules_for(self.shapes[names]) if names else None)
         build = self._inners.get(kind)
-        inner = build(shape) if build is not None and name not in OPAQUE else None
+        if name in OPAQUE:
+            inner: Inner | None = _attribute_value_json
+        else:
+            inner = build(shape) if build is not None else None
         type_ok = _TYPE_OK[kind]
         return Node(kind, type_ok, rules, inner, _member_check(kind, type_ok, rules, inner))
 
@@ -185,7 +203,7 @@ class Compiler:
     def _list(self, shape: dict[str, Any]) -> Inner | None:
         member_name = shape["member"]["shape"]
         if member_name in OPAQUE:
-            return None
+            return _attribute_values_json
         member = self.node(member_name)
         if member.inner is not None:
             as_member = member.as_member
@@ -220,7 +238,7 @@ class Compiler:
 
     def _map(self, shape: dict[str, Any]) -> Inner | None:
         if shape["value"]["shape"] in OPAQUE:
-            return None
+            return _attribute_map_json
         key_rules = self.node(shape["key"]["shape"]).rules
         val = self.node(shape["value"]["shape"])
         val_kind, val_ok, val_rules, val_inner = val.kind, val.type_ok, val.rules, val.inner
