@@ -216,6 +216,8 @@ class Update:
     def on_model(self, model: Model) -> Any:
         slot = model.slot(self.pk, self.sk)
         old = model.items.get(slot)
+        if old is None and all(action == "remove" for _, action, _ in self.actions):
+            return returned(None)  # DynamoDB creates nothing when an update only removes (gap 3)
         new = copy.deepcopy(old) if old is not None else {"pk": {"S": self.pk}, "sk": normalise(self.sk)}
         for attribute, action, operand in self.actions:
             # Every right-hand side reads the item as it was before the update.
