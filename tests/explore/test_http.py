@@ -142,7 +142,7 @@ def test_items_carry_types_both_json_spellings_and_their_entity(examples):
         ({"pk": "v", "op": "between", "sk": "1"}, "BETWEEN needs a second"),
         ({"index": "NoSuchIndex"}, "no such index"),
         ({"f_attr": "x", "f_op": "~", "f_value": "1"}, "operator '~'"),
-        ({"f_attr": "x", "f_op": "=", "f_value": "1e999999", "f_type": "N"}, "1e999999"),
+        ({"f_attr": "x", "f_op": "=", "f_value": "1e999999", "f_type": "N"}, "Number overflow"),
     ],
 )
 def test_bad_queries_say_what_is_wrong(examples, query, message):
