@@ -32,6 +32,11 @@ SLOW = (
     "tests/export/test_exports.py::test_cfn_lint_does_fail",
     "tests/server/test_server_cli.py::test_aws_cli_",  # the AWS CLI, one process per call
     "tests/engine/test_hot_paths.py::test_sized_validation_measures_like_item_size",  # item-size sweep
+    "tests/export/test_corpus.py::test_terraform_validate",  # terraform init + validate, seconds each
+    "tests/export/test_exports.py::test_terraform_validate",
+    "tests/export/test_pipelines_export.py::test_terraform_parses_and_validates",
+    "tests/examples/test_evse_system.py::test_the_commands_run_a_simulated_day_end_to_end",  # processes
+    "tests/examples/test_woms_jobs.py::test_concurrent_vendor_syncs",  # three sync processes and a server
 )
 
 

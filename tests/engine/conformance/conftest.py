@@ -52,6 +52,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         engine_only = item.get_closest_marker("engine_only")
         if engine_only is not None and backend != "engine":
             item.add_marker(pytest.mark.skip(reason=engine_only.kwargs["reason"]))
+        if backend == "serve" and len(SELECTED) > 1:
+            # The served runs repeat the engine's over HTTP: CI runs them, the edit-test loop does not
+            # (tests/server covers the HTTP layer in the fast subset).
+            item.add_marker(pytest.mark.slow)
         if backend != "moto":
             continue
         marker = next(item.iter_markers("moto_differs"), None)
