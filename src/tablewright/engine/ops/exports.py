@@ -347,9 +347,8 @@ def describe_export(engine: Engine, request: dict) -> dict:
     return {"ExportDescription": found}
 
 
-def _page(
-    summaries: list[dict], request: dict, arn_field: str, page_size: int
-) -> tuple[list[dict], str | None]:
+def _page(summaries: list[dict], request: dict, arn_field: str, list_name: str, page_size: int) -> dict:
+    """One page of a List* answer: the summaries after the NextToken (an ARN), and the next token."""
     token = request.get("NextToken")
     start = 0
     if token is not None:
@@ -358,8 +357,10 @@ def _page(
             raise ValidationException(f"Invalid NextToken: {token}")
         start = arns.index(token) + 1
     page = summaries[start : start + page_size]
-    more = start + page_size < len(summaries)
-    return page, page[-1][arn_field] if more and page else None
+    response: dict[str, Any] = {list_name: page}
+    if start + page_size < len(summaries) and page:
+        response["NextToken"] = page[-1][arn_field]
+    return response
 
 
 def list_exports(engine: Engine, request: dict) -> dict:
@@ -371,11 +372,7 @@ def list_exports(engine: Engine, request: dict) -> dict:
         for d in found
         if table is None or d["TableArn"] == table
     ]
-    page, token = _page(summaries, request, "ExportArn", request.get("MaxResults", 25))
-    response: dict[str, Any] = {"ExportSummaries": page}
-    if token:
-        response["NextToken"] = token
-    return response
+    return _page(summaries, request, "ExportArn", "ExportSummaries", request.get("MaxResults", 25))
 
 
 # -------------------------------------------------------------------------------------------- import
@@ -529,11 +526,7 @@ def list_imports(engine: Engine, request: dict) -> dict:
         for d in found
         if table is None or d["TableArn"] == table
     ]
-    page, token = _page(summaries, request, "ImportArn", request.get("PageSize", 25))
-    response: dict[str, Any] = {"ImportSummaryList": page}
-    if token:
-        response["NextToken"] = token
-    return response
+    return _page(summaries, request, "ImportArn", "ImportSummaryList", request.get("PageSize", 25))
 
 
 OPERATIONS = {
