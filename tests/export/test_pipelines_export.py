@@ -4,7 +4,6 @@ Terraform (python-hcl2; `terraform validate` where terraform can initialise)."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -79,19 +78,19 @@ def test_terraform_parses_and_validates_where_terraform_can(path: Path, tmp_path
     kinds = {kind.strip('"') for block in parsed["resource"] for kind in block}
     assert "aws_iot_topic_rule" in kinds and "aws_iam_role" in kinds
     if path == EVSE:
-        assert {"aws_lambda_function", "aws_lambda_permission", "awscc_iotwireless_destination"} <= kinds
-    # The local provider mirror holds hashicorp/aws only: the one awscc resource (the IoT Wireless
-    # destination, which the aws provider has no resource for) is checked by the parse above, and
-    # everything else by terraform validate.
-    (tmp_path / "main.tf").write_text(_without_awscc(text))
+        assert {"aws_lambda_function", "aws_lambda_permission", "aws_cloudcontrolapi_resource"} <= kinds
+        [destination] = [
+            b['"aws_cloudcontrolapi_resource"']
+            for b in parsed["resource"]
+            if '"aws_cloudcontrolapi_resource"' in b
+        ]
+        [(_, body)] = destination.items()
+        assert body["type_name"].strip('"') == "AWS::IoTWireless::Destination"
+        assert "ExpressionType" in body["desired_state"] and "aws_iot_topic_rule." in body["desired_state"]
+    # Everything, the IoT Wireless destination included, is checked by terraform validate.
+    (tmp_path / "main.tf").write_text(text)
     result = terraform_validate(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def _without_awscc(text: str) -> str:
-    """The HCL with the awscc provider requirement and awscc resources left out."""
-    text = re.sub(r"(?m)^\s*awscc = \{[^}]*\}\n", "", text)
-    return re.sub(r'(?ms)^resource "awscc_[^"]+" "[^"]+" \{.*?^\}\n', "", text)
 
 
 def test_a_design_without_pipelines_exports_only_its_tables():

@@ -98,13 +98,7 @@ def terraform_text(design: Design, design_path: Path | None, table_ref: Any) -> 
     spec = load_spec(design_path)
     if spec is None:
         return ""
-    providers = ""
-    if spec.get("wireless_destinations"):
-        providers = (
-            'terraform {\n  required_providers {\n    aws   = { source = "hashicorp/aws" }\n'
-            '    awscc = { source = "hashicorp/awscc" }\n  }\n}\n\n'
-        )
-    return "\n" + providers + terraform(design, spec, table_ref) + "\n"
+    return "\n" + terraform(design, spec, table_ref) + "\n"
 
 
 # --------------------------------------------------------------------------------- CloudFormation
@@ -296,14 +290,16 @@ def terraform(design: Design, spec: dict[str, Any], table_ref: Any) -> str:
         else:
             raise PipelineError(f"{SPEC_FILE}: topic rule {name} needs action dynamodbv2 or lambda")
     for name, destination in (spec.get("wireless_destinations") or {}).items():
-        # The AWS provider has no IoT Wireless resource; the Cloud Control provider (awscc) does.
+        # The AWS provider has no resource of its own for IoT Wireless; its generic Cloud Control resource
+        # creates AWS::IoTWireless::Destination from the CloudFormation schema, with no second provider.
         blocks.append(
             f'resource "aws_iam_role" "{_tf(name)}_destination" {{\n  assume_role_policy = {_json(_assume("iotwireless.amazonaws.com"))}\n}}\n\n'
             f'resource "aws_iam_role_policy" "{_tf(name)}_destination" {{\n  role   = aws_iam_role.{_tf(name)}_destination.id\n'
             f'  policy = jsonencode({{ Version = "2012-10-17", Statement = [{{ Effect = "Allow", Action = ["iot:DescribeEndpoint", "iot:Publish"], Resource = "*" }}] }})\n}}\n\n'
-            f'resource "awscc_iotwireless_destination" "{_tf(name)}" {{\n  name            = "{name}"\n'
-            f'  expression_type = "RuleName"\n  expression      = aws_iot_topic_rule.{_tf(destination["rule"])}.name\n'
-            f"  role_arn        = aws_iam_role.{_tf(name)}_destination.arn\n}}"
+            f'resource "aws_cloudcontrolapi_resource" "{_tf(name)}" {{\n  type_name = "AWS::IoTWireless::Destination"\n'
+            f'  desired_state = jsonencode({{\n    Name           = "{name}"\n    ExpressionType = "RuleName"\n'
+            f"    Expression     = aws_iot_topic_rule.{_tf(destination['rule'])}.name\n"
+            f"    RoleArn        = aws_iam_role.{_tf(name)}_destination.arn\n  }})\n}}"
         )
     return "\n\n".join(blocks)
 
