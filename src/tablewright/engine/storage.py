@@ -46,6 +46,7 @@ from .opening import (
     read_only_uri,
 )
 from .types import Item, item_size, partition_hash
+from .write_gate import GateBusy, WriteGate, gate_for
 
 _NO_END = 2**63 - 1  # an open stream generation: no upper bound on its sequence numbers
 _GENERATION_COLUMNS = "arn, table_id, table_name, label, view_type, key_schema, after_seq, end_seq, closed"
@@ -106,6 +107,8 @@ class Store:
         self._catalog: dict[str, TableMeta] = {}
         self._documents: set[tuple[int, bytes]] = set()
         self._catalog_version = -1
+        # Writers of the file queue here before BEGIN IMMEDIATE rather than in SQLite's busy handler.
+        self._gate: WriteGate | None = gate_for(path) if path and not self.read_only else None
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
         self._init_schema(inspect(path, read_only=read_only, schema=_SCHEMA_NAMES) if path else Found.NEW)
 
@@ -417,15 +420,52 @@ class Store:
                 self._lock.release()
             return
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
+        self._begin_write(conn)
         try:
             if not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
                 self._refresh_catalog(conn)
                 raise StaleDefinition(meta.name)
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._end_write(conn, "ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        self._end_write(conn, "COMMIT")
+
+    def _begin_write(self, conn: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE`` on a file, after queueing at the write gate (engine/write_gate.py).
+
+        The gate and SQLite's busy handler share one ``lock_timeout``: what the gate took of it is not
+        given again to SQLite (which waits only for writers that do not use the gate). Both failures are
+        SQLite's busy error, so callers see what they saw before the gate existed.
+        """
+        gate = self._gate
+        if gate is None:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        waits = self.waits
+        try:
+            remaining = gate.acquire(self.lock_timeout if waits else None)
+        except GateBusy as error:
+            raise WriteLockBusy(str(error)) from None
+        try:
+            if waits and self.lock_timeout - remaining > _GATE_WAIT_ALLOWANCE:
+                conn.execute(f"PRAGMA busy_timeout={int(remaining * 1000)}")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout={int(self.lock_timeout * 1000)}")
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            gate.release()
+            raise
+
+    def _end_write(self, conn: sqlite3.Connection, statement: str) -> None:
+        """``COMMIT`` or ``ROLLBACK`` a write begun by :meth:`_begin_write`, then open the gate."""
+        try:
+            conn.execute(statement)
+        finally:
+            if self._gate is not None:
+                self._gate.release()
 
     def delete(
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item
@@ -642,6 +682,21 @@ class Store:
         return bytes.fromhex(value)
 
 
+# Seconds a write may wait at the gate before SQLite's busy timeout is shortened by what it waited there
+# (the PRAGMA costs two statements, so short waits, the usual case under contention, skip it).
+_GATE_WAIT_ALLOWANCE = 0.05
+
+
+class WriteLockBusy(sqlite3.OperationalError):
+    """The write gate was not free in time: SQLite's busy error, as if SQLite's own lock had been waited
+    for (the engine answers ThrottlingException, or WouldBlock on a thread that never waits)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"database is locked ({detail})")
+        self.sqlite_errorcode = sqlite3.SQLITE_BUSY
+        self.sqlite_errorname = "SQLITE_BUSY"
+
+
 def is_lock_timeout(error: sqlite3.OperationalError) -> bool:
     """Whether ``error`` is SQLite giving up on a lock another connection held past the busy timeout."""
     code = getattr(error, "sqlite_errorcode", None)
@@ -670,7 +725,7 @@ class _WriteTransaction:
             self._locked = True
         try:
             conn = self._conn = store.conn
-            conn.execute("BEGIN IMMEDIATE")
+            store._begin_write(conn)
         except BaseException:
             self._release()
             raise
@@ -686,7 +741,7 @@ class _WriteTransaction:
 
     def _finish(self, statement: str) -> None:
         try:
-            self._conn.execute(statement)
+            self._store._end_write(self._conn, statement)
         finally:
             self._release()
 
