@@ -90,6 +90,7 @@ def _client(
     latencies: list[float],
     errors: list[int],
     interval: float = 0.0,
+    spans: list[tuple[float, float]] | None = None,
 ) -> None:
     """One device: a batch as soon as the last was answered, or (``interval``) on a fixed schedule,
     its latency then counted from the scheduled time."""
@@ -97,7 +98,7 @@ def _client(
     with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=30) as client:
         _register(client, mac)
         sent = 0
-        due = time.perf_counter()
+        due = first = time.perf_counter()
         while time.monotonic() < until:
             payload = _payload(mac, run, sent, batch)
             if interval:
@@ -111,6 +112,8 @@ def _client(
             if status != 201:
                 errors.append(status)
             sent += 1
+        if spans is not None:
+            spans.append((first, time.perf_counter()))
 
 
 def api_key(url: str) -> str:
@@ -128,6 +131,7 @@ def run_clients(
     key = key or api_key(url)
     latencies: list[float] = []
     errors: list[int] = []
+    spans: list[tuple[float, float]] = []  # each client's first send and last answer
     interval = clients * batch / rate if rate else 0.0
     until = time.monotonic() + seconds
     threads = [
@@ -142,16 +146,17 @@ def run_clients(
                 latencies,
                 errors,
                 interval,
+                spans,
             ),
         )
         for n in range(clients)
     ]
-    started = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - started
+    # From the first request to the last answer (registrations and connecting are not ingestion time).
+    elapsed = max(end for _, end in spans) - min(start for start, _ in spans)
     ordered = sorted(latencies)
     return {
         "readings_per_s": len(latencies) * batch / elapsed,
