@@ -28,6 +28,7 @@ import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 from measure import Section, Spread, Target, machine
@@ -53,10 +54,12 @@ _slices = iter(range(1, 1 << 30))  # each run's batch ids and timestamps differ 
 
 
 def _payload(mac: str, run: int, sent: int, batch: int) -> dict:
-    base = int(time.time() * 1000) - 3_600_000 + run * 1_000_000
+    # An hour ago, within the service's accepted window; readings of one batch at distinct milliseconds
+    # (the batch id, part of a reading's key, keeps batches apart).
+    base = int(time.time() * 1000) - 3_600_000 + sent % 1000 * batch
     readings = [
         {
-            "timestamp_ms": base + sent * batch + i,
+            "timestamp_ms": base + i,
             "sensors": {"bme280_temp_c": 21.5},
             "sensor_status": {"bme280": "ok"},
         }
@@ -123,7 +126,7 @@ def api_key(url: str) -> str:
 
 def run_clients(
     url: str, clients: int, batch: int, seconds: float, rate: float = 0.0, key: str | None = None
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """``clients`` threads ingesting for ``seconds``; readings/s and latency percentiles in ms.
 
     ``rate``: readings/s the clients offer together on a fixed schedule (0: as fast as answered).
@@ -165,6 +168,7 @@ def run_clients(
         "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else 0.0,
         "max_ms": ordered[-1] * 1000 if ordered else 0.0,
         "errors": float(len(errors)),
+        "statuses": ", ".join(f"{code}×{errors.count(code)}" for code in sorted(set(errors))),
     }
 
 
@@ -207,11 +211,16 @@ TARGET_CLIENTS = 8
 BATCH = 10
 
 
+def _codes(results: list[dict[str, Any]]) -> str:
+    codes = "; ".join(r["statuses"] for r in results if r["statuses"])
+    return f"({codes})" if codes else ""
+
+
 def section(quick: bool) -> Section:
     """Issue 12's target on both backends, in alternating slices at the target's offered rate."""
     rounds, seconds, saturation = (1, 1.5, 1.0) if quick else (5, 4.0, 4.0)
-    paced: dict[str, list[dict[str, float]]] = {backend: [] for backend in BACKENDS}
-    full: dict[str, dict[str, float]] = {}
+    paced: dict[str, list[dict[str, Any]]] = {backend: [] for backend in BACKENDS}
+    full: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         urls = {
             backend: start_backend(backend, str(Path(folder) / f"{n}.db"), stack)
@@ -254,7 +263,7 @@ def section(quick: bool) -> Section:
         lines.append(
             f"| {backend} | {spread['readings_per_s'].median:,.0f} | {spread['p50_ms'].median:.1f} | "
             f"{spread['p99_ms'].median:.1f} ({spread['p99_ms'].low:.1f}–{spread['p99_ms'].high:.1f}) | "
-            f"{spread['max_ms'].median:.1f} | {errors:.0f} |"
+            f"{spread['max_ms'].median:.1f} | {errors:.0f} {_codes(slices)} |"
         )
         kept_up = spread["readings_per_s"].median >= TARGET_RATE * 0.98 and not errors
         targets.append(
@@ -277,7 +286,7 @@ def section(quick: bool) -> Section:
         r = full[backend]
         lines.append(
             f"| {backend} | {r['readings_per_s']:,.0f} | {r['requests_per_s']:,.0f} | {r['p50_ms']:.1f} | "
-            f"{r['p99_ms']:.1f} | {r['max_ms']:.1f} | {r['errors']:.0f} |"
+            f"{r['p99_ms']:.1f} | {r['max_ms']:.1f} | {r['errors']:.0f} {_codes([r])} |"
         )
     lines += ["", f"Machine: {machine()}."]
     return Section(
@@ -312,7 +321,7 @@ def main() -> None:
                 rows.append((backend, clients, result))
                 print(
                     f"{backend:18} {clients:3} clients: {result['readings_per_s']:8.0f} readings/s  "
-                    f"p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms  errors {result['errors']:.0f}",
+                    f"p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms  errors {result['errors']:.0f} {_codes([result])}",
                     flush=True,
                 )
     print(f"\nload average at the end: {os.getloadavg()}")
