@@ -28,7 +28,6 @@ from tablewright.runtime import Runtime
 ADMIN_VARIABLE = "SENSOR_API_ADMIN_TOKEN"
 ADMIN_FILE_VARIABLE = "SENSOR_API_ADMIN_TOKEN_FILE"
 PROGRAM = "sensor-api serve"
-EMBEDDED_THREADS = 2
 SWITCH_INTERVAL = 0.001  # seconds
 
 
@@ -62,14 +61,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--admin-token-file", help=f"file holding the admin token (else {ADMIN_VARIABLE})")
     parser.add_argument("--rate", type=float, default=50.0, help="requests/s per API key (0: no limit)")
     parser.add_argument("--burst", type=int, default=100, help="requests one key may send at once")
-    parser.add_argument(
-        "--threads",
-        type=int,
-        help="requests doing table work at once (default: 2 on the embedded engine, 40 over --endpoint)",
-    )
     args = parser.parse_args(argv)
-    if args.threads is not None and args.threads < 1:
-        parser.error(f"--threads {args.threads} must be at least 1")
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port} is not a port (0-65535)")
     if args.endpoint and not args.endpoint.startswith(("http://", "https://")):
@@ -83,15 +75,8 @@ def main(argv: list[str] | None = None) -> None:
         pepper = api_keys.load_pepper(args.pepper_file)
     except api_keys.PepperMissingError as error:
         fail(2, str(error))
-    # Embedded, the table work is Python in this process: two threads keep one request's I/O (a
-    # checkpoint, a lock wait) from stopping the others, more only queue for the interpreter lock.
-    threads = args.threads or (None if args.endpoint else EMBEDDED_THREADS)
     settings = Settings(
-        pepper=pepper,
-        admin_token=admin_token(args.admin_token_file),
-        rate=args.rate,
-        burst=args.burst,
-        threads=threads,
+        pepper=pepper, admin_token=admin_token(args.admin_token_file), rate=args.rate, burst=args.burst
     )
     # Cursors are signed: a secret derived from the pepper keeps them valid across restarts and
     # processes of one deployment, and useless to anyone without the pepper.

@@ -4,21 +4,20 @@ Devices present ``X-API-Key: <64 hex digits>`` (checked against ``SHA256(pepper 
 ``api_key_hash_index``); admins present ``Authorization: Bearer <admin token>``, a credential of
 their own that no device key can stand in for. Every answer is JSON; every error is
 ``{"error": code, "message": sentence, "fields": [{field, rule, message}]}`` (README, "The HTTP API").
-Handlers do the table work on threads (at most ``Settings.threads`` at once): the runtime's calls block.
+Handlers do the table work in Starlette's thread pool: the runtime's calls block.
 """
 
 from __future__ import annotations
 
-import functools
 import hmac
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 from botocore.exceptions import BotoCoreError, ClientError
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import Route
 
@@ -65,19 +64,11 @@ class Settings:
     admin_token: str
     rate: float = 50.0
     burst: int = 100
-    # Threads doing table work at once (None: the thread pool's default, 40). With the embedded engine
-    # the work is Python under one interpreter lock: more threads add no parallelism, only waiting for
-    # that lock, also by a thread holding the database's write lock meanwhile (serve.py chooses).
-    threads: int | None = None
 
 
 def create_app(rt: Runtime, settings: Settings) -> Starlette:
     """The ASGI application on ``rt``'s tables."""
     throttle = Throttle(settings.rate, settings.burst)
-    limiter = anyio.CapacityLimiter(settings.threads) if settings.threads else None
-
-    async def run_in_threadpool(func: Callable[..., Any], *args: Any) -> Any:
-        return await anyio.to_thread.run_sync(functools.partial(func, *args), limiter=limiter)
 
     def device_call(work: Callable[[Request, dict[str, Any]], Any], *, body: bool = False):
         async def endpoint(request: Request) -> JsonResponse:
