@@ -149,6 +149,12 @@ class _FileLock:
     def acquire(self, timeout: float | None) -> bool:
         """Take the lock within ``timeout`` seconds (``None``: only if free now). One caller at a time:
         the gate's thread lock is held around this and :meth:`release`."""
+        if not self._waiting:  # the usual case, without the condition: no waiter thread can start meanwhile
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
         with self._state:
             if self._granted:
                 self._granted = False
@@ -183,12 +189,13 @@ class _FileLock:
                 self._waiting = False
             return
         with self._state:
-            self._waiting = False
             if self._wanted:
                 self._granted = True
                 self._state.notify_all()
             else:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
+            # Last: a caller that reads False without the condition finds the lock given or given back.
+            self._waiting = False
 
     def release(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
