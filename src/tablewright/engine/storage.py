@@ -16,7 +16,8 @@ Layout (documented for users in docs/storage.md):
   recovery's before-images and export/import jobs (see engine/snapshots.py).
 
 Writes run in ``BEGIN IMMEDIATE`` transactions, so a read-check-write of one request is atomic against
-every other thread and process using the file. WAL with ``synchronous=NORMAL`` keeps every committed
+every other thread and process using the file; writers queue for it at the write gate (write_gate.py),
+not in SQLite's sleeping busy handler. WAL with ``synchronous=NORMAL`` keeps every committed
 transaction across a process crash (``kill -9``); ``durable=True`` selects ``synchronous=FULL`` for power loss.
 """
 
