@@ -170,7 +170,8 @@ def section(quick: bool) -> Section:
         "rounds. PutItem writes a new item (blind path); UpdateItem increments one of 100 counters under "
         "a condition (read-check-write transaction). Figures are medians over slices with their range; "
         "`max` is the slowest single call of the slice, throughput is all processes' calls per second "
-        "and its ratio is to the one-process slice of the same round.",
+        "and its ratio is to the one-process slice of the same round. The one-process rows are the floor "
+        "the machine sets: a p99 there above a millisecond or so means other work shared the cores.",
         "",
         "Before the write gate (issue 17): p99 0.3 ms with one process, 20 ms with several, single calls "
         "up to 0.84 s (SQLite's busy handler sleeping 1-100 ms between retries).",
