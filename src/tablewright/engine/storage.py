@@ -16,7 +16,8 @@ Layout (documented for users in docs/storage.md):
   recovery's before-images and export/import jobs (see engine/snapshots.py).
 
 Writes run in ``BEGIN IMMEDIATE`` transactions, so a read-check-write of one request is atomic against
-every other thread and process using the file. WAL with ``synchronous=NORMAL`` keeps every committed
+every other thread and process using the file; writers queue for it at the write gate (write_gate.py),
+not in SQLite's sleeping busy handler. WAL with ``synchronous=NORMAL`` keeps every committed
 transaction across a process crash (``kill -9``); ``durable=True`` selects ``synchronous=FULL`` for power loss.
 """
 
@@ -26,6 +27,7 @@ import contextlib
 import os
 import re
 import sqlite3
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -46,6 +48,7 @@ from .opening import (
     read_only_uri,
 )
 from .types import Item, item_size, partition_hash
+from .write_gate import GateBusy, WriteGate, gate_for
 
 _NO_END = 2**63 - 1  # an open stream generation: no upper bound on its sequence numbers
 _GENERATION_COLUMNS = "arn, table_id, table_name, label, view_type, key_schema, after_seq, end_seq, closed"
@@ -106,6 +109,10 @@ class Store:
         self._catalog: dict[str, TableMeta] = {}
         self._documents: set[tuple[int, bytes]] = set()
         self._catalog_version = -1
+        # Writers of the file queue here before BEGIN IMMEDIATE rather than in SQLite's busy handler.
+        self._gate: WriteGate | None = gate_for(path) if path and not self.read_only else None
+        self._wal_index: int | None = None  # the -shm file, read to tell when a checkpoint is due
+        self._commits = 0  # counts commits between those reads (shared by threads: a lost count is harmless)
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
         self._init_schema(inspect(path, read_only=read_only, schema=_SCHEMA_NAMES) if path else Found.NEW)
 
@@ -216,6 +223,9 @@ class Store:
                 conn.close()
             self._connections.clear()
             self._local.conn = None
+            if self._wal_index is not None and self._wal_index >= 0:
+                os.close(self._wal_index)
+            self._wal_index = None
 
     def write(self) -> _WriteTransaction:
         """An atomic read-modify-write transaction, exclusive against other writers (``with`` it)."""
@@ -417,15 +427,88 @@ class Store:
                 self._lock.release()
             return
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
+        self._begin_write(conn)
         try:
             if not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
                 self._refresh_catalog(conn)
                 raise StaleDefinition(meta.name)
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._end_write(conn, "ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        self._end_write(conn, "COMMIT")
+
+    def _begin_write(self, conn: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE`` on a file, after queueing at the write gate (engine/write_gate.py).
+
+        The gate and SQLite's busy handler share one ``lock_timeout``: what the gate took of it is not
+        given again to SQLite (which waits only for writers that do not use the gate). Both failures are
+        SQLite's busy error, so callers see what they saw before the gate existed.
+        """
+        gate = self._gate
+        if gate is None:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        waits = self.waits
+        try:
+            remaining = gate.acquire(self.lock_timeout if waits else None)
+        except GateBusy as error:
+            raise WriteLockBusy(str(error)) from None
+        try:
+            if waits and self.lock_timeout - remaining > _GATE_WAIT_ALLOWANCE:
+                conn.execute(f"PRAGMA busy_timeout={int(remaining * 1000)}")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout={int(self.lock_timeout * 1000)}")
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            gate.release()
+            raise
+
+    def _end_write(self, conn: sqlite3.Connection, statement: str) -> None:
+        """``COMMIT`` or ``ROLLBACK`` a write begun by :meth:`_begin_write`, then open the gate."""
+        try:
+            conn.execute(statement)
+        finally:
+            if self._gate is not None:
+                self._gate.release()
+        if self._gate is not None:
+            self._commits += 1
+            if (
+                not self._commits % _CHECKPOINT_CHECK_EVERY
+                and self.waits
+                and self._wal_frames_pending() >= _CHECKPOINT_FRAMES
+            ):
+                self._checkpoint(conn)
+
+    def _wal_frames_pending(self) -> int:
+        """WAL frames not yet copied into the database: ``mxFrame - nBackfill`` of the wal-index header
+        (https://sqlite.org/walformat.html, 2.1: native byte order, at bytes 16 and 96 of ``-shm``).
+        A heuristic read without SQLite's locks; 0 where the file cannot be read."""
+        if self._wal_index is None:
+            with self._lock:
+                try:
+                    self._wal_index = os.open(f"{self.path}-shm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                except OSError:
+                    self._wal_index = -1
+        if self._wal_index < 0:
+            return 0
+        try:
+            header = os.pread(self._wal_index, 100, 0)
+        except OSError:
+            return 0
+        if len(header) < 100:
+            return 0
+        (max_frame,) = struct.unpack_from("=I", header, 16)
+        (backfilled,) = struct.unpack_from("=I", header, 96)
+        return max_frame - backfilled
+
+    @staticmethod
+    def _checkpoint(conn: sqlite3.Connection) -> None:
+        """Copy the WAL into the database outside the write gate (see ``_CHECKPOINT_FRAMES``)."""
+        with contextlib.suppress(sqlite3.OperationalError):  # another connection is checkpointing
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def delete(
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item
@@ -642,6 +725,30 @@ class Store:
         return bytes.fromhex(value)
 
 
+# Seconds a write may wait at the gate before SQLite's busy timeout is shortened by what it waited there
+# (the PRAGMA costs two statements, so short waits, the usual case under contention, skip it).
+_GATE_WAIT_ALLOWANCE = 0.05
+# SQLite checkpoints (copies the WAL into the database and syncs it, 5-20 ms) inside the COMMIT that
+# takes the WAL past 1,000 pages, so with the gate every other writer would wait for it. A writer that
+# sees 950 pending after leaving the gate checkpoints instead, while the others go on writing: about as
+# often as SQLite would (each checkpoint's sync costs much the same whatever it copies), and SQLite's
+# own at 1,000 stays as the net for large commits and for commits that do not come through here. It
+# looks every 4th commit (a read of the -shm file costs about a microsecond). Threads that never wait
+# (the server's event loop) leave it to others.
+_CHECKPOINT_FRAMES = 950
+_CHECKPOINT_CHECK_EVERY = 4
+
+
+class WriteLockBusy(sqlite3.OperationalError):
+    """The write gate was not free in time: SQLite's busy error, as if SQLite's own lock had been waited
+    for (the engine answers ThrottlingException, or WouldBlock on a thread that never waits)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"database is locked ({detail})")
+        self.sqlite_errorcode = sqlite3.SQLITE_BUSY
+        self.sqlite_errorname = "SQLITE_BUSY"
+
+
 def is_lock_timeout(error: sqlite3.OperationalError) -> bool:
     """Whether ``error`` is SQLite giving up on a lock another connection held past the busy timeout."""
     code = getattr(error, "sqlite_errorcode", None)
@@ -670,7 +777,7 @@ class _WriteTransaction:
             self._locked = True
         try:
             conn = self._conn = store.conn
-            conn.execute("BEGIN IMMEDIATE")
+            store._begin_write(conn)
         except BaseException:
             self._release()
             raise
@@ -686,7 +793,7 @@ class _WriteTransaction:
 
     def _finish(self, statement: str) -> None:
         try:
-            self._conn.execute(statement)
+            self._store._end_write(self._conn, statement)
         finally:
             self._release()
 

@@ -1,0 +1,377 @@
+"""The write gate (engine/write_gate.py): writers of one file queue before BEGIN IMMEDIATE, across
+threads and processes, and every outcome of waiting stays what it was with SQLite's lock alone.
+
+Real processes on real files: a child holds the gate by holding a write transaction; the parent's
+writes then wait, time out with ThrottlingException (a transaction: TransactionConflict), or, on a
+thread that never waits, get WouldBlock. The sidecar ``<db>-twlock`` is checked where it cannot be
+created or written, also as another user where the test runs as root.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tablewright.engine import Engine
+from tablewright.engine.errors import WouldBlock
+
+from .support.workload import COUNTER_KEY, COUNTER_TABLE, create_counter
+
+CHILD = Path(__file__).parent / "support" / "concurrency_child.py"
+SIDECAR = "-twlock"
+
+# Holds the gate (and SQLite's write lock) through an engine's write transaction until stdin closes.
+HOLD_GATE = """
+import sys
+from tablewright.engine import Engine
+engine = Engine(sys.argv[1])
+with engine.store.write():
+    print("locked", flush=True)
+    sys.stdin.read()
+engine.close()
+"""
+
+# One PutItem from its own process; prints the outcome.
+PUT_ONE = """
+import sys
+from tablewright.engine import Engine
+with Engine(sys.argv[1], lock_timeout=float(sys.argv[3])) as engine:
+    try:
+        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": sys.argv[2]}}})
+        print("applied")
+    except Exception as error:
+        print(type(error).__name__, getattr(error, "code", ""))
+"""
+
+TABLE = {
+    "TableName": "items",
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+    "BillingMode": "PAY_PER_REQUEST",
+}
+
+
+def put(pk: str) -> dict:
+    return {"TableName": "items", "Item": {"pk": {"S": pk}}}
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    path = tmp_path / "gate.db"
+    with Engine(str(path)) as engine:
+        engine.handle("CreateTable", TABLE)
+    return path
+
+
+@pytest.fixture
+def gate_holder() -> Iterator[Callable[[Path], subprocess.Popen]]:
+    holders: list[subprocess.Popen] = []
+
+    def hold(db: Path) -> subprocess.Popen:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_GATE, str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        holders.append(holder)
+        return holder
+
+    yield hold
+    for holder in holders:
+        release(holder)
+
+
+def release(holder: subprocess.Popen) -> None:
+    if holder.poll() is None:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def on_thread(call: Callable[[], object]) -> object:
+    """``call()``'s result or exception, from a new thread (a never_wait thread stays one)."""
+    outcome: list[object] = []
+
+    def body() -> None:
+        try:
+            outcome.append(call())
+        except Exception as error:  # noqa: BLE001 - the test inspects it
+            outcome.append(error)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join(timeout=60)
+    assert outcome, "the call did not return"
+    return outcome[0]
+
+
+def scan_keys(engine: Engine) -> set[str]:
+    return {item["pk"]["S"] for item in engine.handle("Scan", {"TableName": "items"})["Items"]}
+
+
+# ------------------------------------------------------------------------------- many processes
+
+
+def test_eight_processes_of_conditional_increments_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "counter.db"
+    with Engine(str(path)) as engine:
+        create_counter(engine)
+    processes, per_process = 8, 25
+    children = [
+        subprocess.Popen(
+            [sys.executable, str(CHILD), str(path), "increment", str(per_process), str(seed)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in range(processes)
+    ]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == "READY\n", child.communicate()[1]
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    replaced = []
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+        replaced += [int(line) for line in out.split()]
+    assert sorted(replaced) == list(range(processes * per_process)), "an increment was lost or doubled"
+    with Engine(str(path)) as engine:
+        final = engine.handle("GetItem", {"TableName": COUNTER_TABLE, "Key": COUNTER_KEY})["Item"]
+    assert final["n"] == {"N": str(processes * per_process)}
+    assert Path(f"{path}{SIDECAR}").is_file(), "the writers did not queue at the sidecar's lock"
+
+
+# ----------------------------------------------------------------------- another process holds it
+
+
+def test_a_write_waits_for_the_gate_of_another_process_and_then_applies(database, gate_holder) -> None:
+    holder = gate_holder(database)
+    with Engine(str(database), lock_timeout=60) as engine:
+        result: list[object] = []
+        writer = threading.Thread(target=lambda: result.append(engine.handle("PutItem", put("waited"))))
+        writer.start()
+        writer.join(timeout=0.5)
+        assert writer.is_alive() and not result, "the write did not wait for the other process's gate"
+        release(holder)
+        writer.join(timeout=60)
+        assert result == [{}]
+        assert scan_keys(engine) == {"waited"}
+
+
+def test_lock_timeout_at_the_gate_is_reported_as_before(database, gate_holder) -> None:
+    holder = gate_holder(database)
+    with Engine(str(database), lock_timeout=0.3) as engine:
+        refused = on_thread(lambda: engine.handle("PutItem", put("late")))
+        assert getattr(refused, "code", None) == "ThrottlingException"
+        update = {
+            "TableName": "items",
+            "Key": {"pk": {"S": "late"}},
+            "UpdateExpression": "SET n = :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+        assert getattr(on_thread(lambda: engine.handle("UpdateItem", update)), "code", None) == (
+            "ThrottlingException"
+        )
+        transaction = {"TransactItems": [{"Put": put("in-transaction")}]}
+        cancelled = on_thread(lambda: engine.handle("TransactWriteItems", transaction))
+        assert getattr(cancelled, "code", None) == "TransactionCanceledException"
+        assert cancelled.reasons == [  # type: ignore[attr-defined]
+            {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+        ]
+        release(holder)
+        # The waiter thread that gave up got the lock after all and must have let it go: another
+        # process can write, and so can this one.
+        other = subprocess.run(
+            [sys.executable, "-c", PUT_ONE, str(database), "other", "10"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert other.stdout.strip() == "applied", other.stderr
+        engine.handle("PutItem", put("after"))
+        assert scan_keys(engine) == {"other", "after"}
+
+
+def test_never_wait_threads_get_would_block_at_once_from_another_process(database, gate_holder) -> None:
+    holder = gate_holder(database)
+    with Engine(str(database), lock_timeout=60) as engine:
+        for request in (put("blind"), {"TransactItems": [{"Put": put("tx")}]}):
+            operation = "PutItem" if "Item" in request else "TransactWriteItems"
+            # lock_timeout is 60 s: a result here means the thread did not wait for the gate.
+            attempt = functools.partial(engine.try_handle, operation, request)
+            assert isinstance(on_thread(attempt), WouldBlock)
+        release(holder)
+        assert on_thread(lambda: engine.try_handle("PutItem", put("free"))) == {}
+        assert scan_keys(engine) == {"free"}
+
+
+# ------------------------------------------------------------------------ another thread holds it
+
+
+def test_threads_of_one_process_queue_at_the_gate(database) -> None:
+    with Engine(str(database), lock_timeout=0.3) as engine, Engine(str(database), lock_timeout=60) as patient:
+        holding, done = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with engine.store.write():
+                holding.set()
+                done.wait(timeout=60)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(timeout=30)
+        try:
+            assert isinstance(on_thread(lambda: engine.try_handle("PutItem", put("x"))), WouldBlock)
+            refused = on_thread(lambda: engine.handle("PutItem", put("x")))
+            assert getattr(refused, "code", None) == "ThrottlingException"
+            # Another engine of this process on the same file shares the gate, and waits its turn.
+            result: list[object] = []
+            writer = threading.Thread(target=lambda: result.append(patient.handle("PutItem", put("queued"))))
+            writer.start()
+            writer.join(timeout=0.3)
+            assert writer.is_alive() and not result
+        finally:
+            done.set()
+            holder.join(timeout=30)
+        writer.join(timeout=60)
+        assert result == [{}]
+        assert scan_keys(engine) == {"queued"}
+
+
+def test_a_foreign_sqlite_lock_is_still_waited_for_behind_the_gate(database) -> None:
+    """A program writing without the gate (raw sqlite3): SQLite's busy timeout still applies."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\nsys.stdin.read()\nc.execute('ROLLBACK')",
+            str(database),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with Engine(str(database), lock_timeout=0.3) as engine:
+            assert getattr(on_thread(lambda: engine.handle("PutItem", put("a"))), "code", None) == (
+                "ThrottlingException"
+            )
+            assert isinstance(on_thread(lambda: engine.try_handle("PutItem", put("a"))), WouldBlock)
+            release(holder)
+            engine.handle("PutItem", put("a"))  # the gate was left open by both refusals
+            assert scan_keys(engine) == {"a"}
+    finally:
+        release(holder)
+
+
+# ---------------------------------------------------------------------------------- the sidecar
+
+
+def test_no_sidecar_before_a_write_nor_for_a_read_only_engine(database) -> None:
+    sidecar = Path(f"{database}{SIDECAR}")
+    sidecar.unlink()  # the fixture's CreateTable made it
+    with Engine(str(database), read_only=True) as engine:
+        assert engine.handle("Scan", {"TableName": "items"})["Count"] == 0
+    with Engine(str(database)) as engine:
+        engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": "a"}}})
+        assert not sidecar.exists()
+        engine.handle("PutItem", put("a"))
+    assert sidecar.is_file() and sidecar.stat().st_size == 0
+
+
+def test_writes_go_on_where_the_sidecar_cannot_be_created(database) -> None:
+    # A dangling link into a missing folder: neither created nor opened, whoever runs the test.
+    Path(f"{database}{SIDECAR}").unlink()  # the fixture's CreateTable made it
+    Path(f"{database}{SIDECAR}").symlink_to(database.parent / "missing" / "lock")
+    with Engine(str(database), lock_timeout=5) as engine:
+        engine.handle("PutItem", put("a"))
+        transaction = {"TransactItems": [{"Put": put("b")}]}
+        assert on_thread(lambda: engine.handle("TransactWriteItems", transaction)) == {}
+        assert scan_keys(engine) == {"a", "b"}
+
+
+def _as_other_user() -> list[str]:
+    """A command prefix running a program as a user without this one's rights (``nobody`` under root)."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot test permissions as another user")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.fixture
+def shared_folder() -> Iterator[Path]:
+    """A folder outside pytest's private tmp, so that another user can reach it."""
+    folder = Path(tempfile.mkdtemp(prefix="tw-gate-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+READ_AND_WRITE = """
+import sys
+from tablewright.engine import Engine
+with Engine(sys.argv[1], read_only=sys.argv[2] == "ro") as engine:
+    print(engine.handle("Scan", {"TableName": "items"})["Count"])
+    if sys.argv[2] == "rw":
+        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": "from-other-user"}}})
+        print(engine.handle("Scan", {"TableName": "items"})["Count"])
+"""
+
+
+def _run_as_other_user(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*_as_other_user(), sys.executable, "-c", READ_AND_WRITE, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+
+
+def test_a_read_only_folder_is_read_without_a_sidecar(shared_folder: Path) -> None:
+    db = shared_folder / "ro.db"
+    with Engine(str(db)) as engine:
+        engine.handle("CreateTable", TABLE)
+        engine.handle("PutItem", put("a"))
+    Path(f"{db}{SIDECAR}").unlink()
+    if os.geteuid() != 0:
+        shared_folder.chmod(0o555)
+    done = _run_as_other_user(str(db), "ro")
+    shared_folder.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1"]
+    assert not Path(f"{db}{SIDECAR}").exists()
+
+
+def test_a_sidecar_the_writer_may_not_write_is_locked_read_only(shared_folder: Path) -> None:
+    """Another user created the sidecar (mode 0644): flock needs no write access, so it still queues."""
+    db = shared_folder / "shared.db"
+    with Engine(str(db)) as engine:
+        engine.handle("CreateTable", TABLE)
+        engine.handle("PutItem", put("a"))  # creates the sidecar, owned by this user
+    sidecar = Path(f"{db}{SIDECAR}")
+    sidecar.chmod(0o444)
+    shared_folder.chmod(0o777)  # the other user may create -wal and -shm, and write the database
+    db.chmod(0o666)
+    done = _run_as_other_user(str(db), "rw")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "2"]
