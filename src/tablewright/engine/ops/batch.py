@@ -77,13 +77,6 @@ def batch_get_item(engine: Engine, request: dict) -> dict:
     return response
 
 
-def blind_writes(table: TableMeta) -> bool:
-    """Whether a table's writes need nothing of the item they replace: no index to maintain from the
-    old image and no stream record to build from it. Point-in-time recovery's before-images are
-    taken by SQLite triggers (engine/snapshots.py), so they need no old item either."""
-    return not table.indexes and not table.stream_view_type
-
-
 def batch_write_item(engine: Engine, request: dict) -> dict:
     requests = request["RequestItems"]
     total = sum(len(entries) for entries in requests.values())
@@ -97,7 +90,7 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
     blind_tables: list[TableMeta] = []
     for name, entries in requests.items():
         table = require_table(engine, name)
-        blind = engine.fast_writes and blind_writes(table)
+        blind = engine.fast_writes and table.blind_writes
         if blind:
             blind_tables.append(table)
         none = Expressions(None, None)
