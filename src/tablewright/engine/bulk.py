@@ -39,7 +39,7 @@ from .errors import (
     ThrottlingException,
 )
 from .storage import is_lock_timeout
-from .types import validate_item_sized
+from .types import validate_loaded_item_sized
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -166,7 +166,7 @@ def _prepare(
     encode_key, check = table.encode_item_key, table.check_item
     for position, raw in chunk:
         try:
-            item, size = validate_item_sized(raw)
+            item, size = validate_loaded_item_sized(raw)
             key = encode_key(item, for_item=True)
             size = check(item, size)
         except DynamoDBError as error:

@@ -445,7 +445,9 @@ class Store:
 
     def stored_size(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]) -> int:
         """The size of the stored item with this key, 0 if there is none (capacity of a blind write)."""
-        row = conn.execute(f"SELECT size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key).fetchone()
+        row = conn.execute(
+            f"SELECT size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key
+        ).fetchone()
         return row[0] if row else 0
 
     def delete(

@@ -11,7 +11,7 @@ from ..actions import Action, Delete, Expressions, Put, key_from, new_item_sized
 from ..capacity import Consumed, merge, read_units
 from ..catalog import TableMeta
 from ..errors import StaleDefinition, ValidationException
-from ..types import Item, item_size
+from ..types import Item, item_size, validate_loaded_item_sized
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -100,14 +100,14 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
                 raise ValidationException(
                     f"A WriteRequest of table {name} must contain exactly one of PutRequest or DeleteRequest"
                 )
-            if "PutRequest" in entry:
+            if "PutRequest" in entry and blind:  # the item is only serialised: see validate_loaded_item_sized
+                item, size = validate_loaded_item_sized(entry["PutRequest"]["Item"])
+                table_plan.append(BlindPut(table, table.encode_item_key(item, for_item=True), item, size))
+            elif "PutRequest" in entry:
                 item, key, encoded, size = new_item_sized(table, entry["PutRequest"]["Item"])
-                if blind:
-                    table_plan.append(BlindPut(table, encoded, item, size))
-                else:
-                    table_plan.append(
-                        Put(engine, table, key, none, item=item, encoded_key=encoded, item_size=size)
-                    )
+                table_plan.append(
+                    Put(engine, table, key, none, item=item, encoded_key=encoded, item_size=size)
+                )
             elif blind:
                 _, encoded = table.key_and_encoding(entry["DeleteRequest"]["Key"])
                 table_plan.append(BlindDelete(table, encoded))
