@@ -130,39 +130,42 @@ def _path_of(engine: Engine, table: TableMeta) -> str:
 def _load_chunk(
     engine: Engine, name: str, chunk: list[tuple[int, Any]], result: LoadResult, on_error: OnError | None
 ) -> None:
-    """Validate and store one transaction's items; prepared again if the table was redefined meanwhile."""
+    """Validate and store one transaction's items; prepared again if the table was redefined meanwhile.
+    Refused items are told to ``on_error`` once the transaction committed (never twice on a retry)."""
     for _attempt in range(3):
         table = _table(engine, name)
-        fast = engine.fast_writes and table.blind_writes
-        prepared, rejected = _prepare(table, chunk, on_error)
+        refused: list[tuple[int, Any, DynamoDBError]] = []
+        prepared = _prepare(table, chunk, refused, raising=on_error is None)
         try:
             with engine.store.write() as conn:
                 if engine.store.table(name) is not table:
                     raise StaleDefinition(name)
-                if fast:
+                if engine.fast_writes and table.blind_writes:
                     engine.store.put_rows(
                         conn, table, [(*key, size, orjson.dumps(item)) for _, _, item, key, size in prepared]
                     )
-                    loaded = len(prepared)
                 else:
-                    loaded = _put_each(engine, conn, table, prepared, on_error)
+                    _put_each(engine, conn, table, prepared, refused, raising=on_error is None)
         except StaleDefinition:
             continue
-        result.loaded += loaded
-        result.rejected += rejected + len(prepared) - loaded
+        result.loaded += len(chunk) - len(refused)
+        result.rejected += len(refused)
+        refused.sort(key=lambda entry: entry[0])  # in input order, wherever each was refused
+        for position, raw, error in refused:
+            on_error(position, raw, error)  # type: ignore[misc]  # refused is empty without on_error
         return
     raise InternalServerError(f"Table {name} was redefined three times during a bulk load; load again")
 
 
 Prepared = tuple[int, Any, dict, tuple[int, bytes, bytes], int]  # position, raw, item, encoded key, size
+Refused = list[tuple[int, Any, DynamoDBError]]  # position, raw item, why
 
 
 def _prepare(
-    table: TableMeta, chunk: list[tuple[int, Any]], on_error: OnError | None
-) -> tuple[list[Prepared], int]:
-    """Each item validated, normalised, measured and keyed, in one walk; refused ones reported or raised."""
+    table: TableMeta, chunk: list[tuple[int, Any]], refused: Refused, *, raising: bool
+) -> list[Prepared]:
+    """Each item validated, normalised, measured and keyed, in one walk; refused ones raised or collected."""
     prepared: list[Prepared] = []
-    rejected = 0
     encode_key, check = table.encode_item_key, table.check_item
     for position, raw in chunk:
         try:
@@ -170,13 +173,12 @@ def _prepare(
             key = encode_key(item, for_item=True)
             size = check(item, size)
         except DynamoDBError as error:
-            if on_error is None:
+            if raising:
                 raise
-            on_error(position, raw, error)
-            rejected += 1
+            refused.append((position, raw, error))
             continue
         prepared.append((position, raw, item, key, size))
-    return prepared, rejected
+    return prepared
 
 
 def _put_each(
@@ -184,11 +186,12 @@ def _put_each(
     conn: sqlite3.Connection,
     table: TableMeta,
     prepared: list[Prepared],
-    on_error: OnError | None,
-) -> int:
+    refused: Refused,
+    *,
+    raising: bool,
+) -> None:
     """The general path: each item read, replaced, indexed and streamed as PutItem does. An item that
     fails inside the transaction (an item collection over its limit) is undone alone."""
-    loaded = 0
     none = Expressions(None, None)
     for position, raw, item, key, size in prepared:
         put = Put(engine, table, table.key_of(item), none, item=item, encoded_key=key, item_size=size)
@@ -199,10 +202,8 @@ def _put_each(
         except DynamoDBError as error:
             conn.execute("ROLLBACK TO bulk_item")
             conn.execute("RELEASE bulk_item")
-            if on_error is None:
+            if raising:
                 raise
-            on_error(position, raw, error)
+            refused.append((position, raw, error))
             continue
         conn.execute("RELEASE bulk_item")
-        loaded += 1
-    return loaded
