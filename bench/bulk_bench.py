@@ -150,6 +150,7 @@ def section(quick: bool) -> Section:
     batch_ratio = ratios(wall["batch"], found["paired_raw"])
     total = {name: sum(values) * slice_items for name, values in wall.items()}
     total_ratio = total["bulk"] / total["raw"]
+    cpu_ratio = ratios(cpu["bulk"], cpu["raw"])
 
     def us(values: list[float]) -> str:
         return Spread.of([v * 1e6 for v in values]).text("{:.1f}")
@@ -172,6 +173,9 @@ fewer commits is the point of a bulk path, and every item still gets PutItem's v
 
 Whole run: raw {total["raw"]:.1f} s, bulk load {total["bulk"]:.1f} s for {found["items"]:,} items each
 (ratio {total_ratio:.2f}){"" if quick else "; this is the 1M-item point, measured, not extrapolated"}.
+In CPU time alone the bulk load costs {cpu_ratio.text()} times raw sqlite3's: PutItem's validation of
+every item is the difference. Wall time also counts the I/O of commits, and raw sqlite3's 25-row
+transactions commit 20 times as often as the bulk load's.
 The spread is the slices' ratios: a wide one means the machine was busy unevenly during the run, and the
 median is the figure that counts.
 """
