@@ -329,3 +329,29 @@ def test_bulk_load_sees_a_table_redefined_by_another_connection(tmp_path: Any) -
     assert found["Items"] == [{"pk": {"S": "b"}, "sk": {"N": "2"}, "g": {"S": "x"}}]
     first.close()
     second.close()
+
+
+def test_bulk_load_refuses_an_item_over_its_collection_limit_alone_as_put_item_does() -> None:
+    """On the general path a refusal inside the transaction (an LSI item collection over its limit)
+    undoes that item only; PutItem after PutItem refuses the same items with the same error."""
+    answers = []
+    for bulk in (True, False):
+        engine = _engine(fast=True)
+        engine.item_collection_limit = 3_000
+        loaded = [
+            {"pk": {"S": "p1" if n % 2 else "p2"}, "sk": {"N": str(n)}, "pad": {"S": "y" * 900}}
+            for n in range(8)
+        ]
+        refused: list[tuple[int, str]] = []
+        if bulk:
+            load_items(
+                engine, INDEXED, loaded, on_error=lambda p, _, e, into=refused: into.append((p, e.code))
+            )
+        else:
+            for position, item in enumerate(loaded):
+                answer = _answer(lambda e=engine, i=item: e.put_item({"TableName": INDEXED, "Item": i}))
+                if answer[0] == "error":
+                    refused.append((position, answer[1]))
+        answers.append((refused, _stored(engine)))
+    assert answers[0] == answers[1]
+    assert [code for _, code in answers[0][0]] == ["ItemCollectionSizeLimitExceededException"] * 2
