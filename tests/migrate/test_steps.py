@@ -236,3 +236,49 @@ def test_dry_run_reports_counts_without_writing() -> None:
     )
     assert copy["samples"][0]["after"][0]["item"]["title"] == copy["samples"][0]["before"]["name"].upper()
     assert dump(client) == before
+
+
+class Forwarding:
+    """A wrapper around a real engine client: not a botocore client, so the Writer sends it plain
+    BatchWriteItem, as it would to Amazon DynamoDB."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+
+ODD_VALUES = [
+    {"id": "b1", "blob": b"\x00\xffbytes", "blobs": {b"a", b"\x01"}, "nested": {"deep": [b"x", {"y": b"z"}]}},
+    {"id": "n1", "n": Decimal("1.50"), "big": Decimal("1E+20"), "ns": {1, Decimal("2.5")}, "ss": {"a", "b"}},
+    {"id": "e1", "empty": "", "none": None, "flag": False, "list": [], "map": {}},
+    {"id": "b1", "blob": b"later put wins"},
+]
+
+
+def test_writer_on_the_engine_bulk_loads_what_batch_write_item_stores() -> None:
+    direct, remote = tablewright.connect(), tablewright.connect()
+    for client in (direct, remote):
+        client.create_table(**SPEC)
+    bulk = Writer(direct, KeySchemas(direct))
+    batch = Writer(Forwarding(remote), KeySchemas(remote))
+    assert bulk.engine is not None and batch.engine is None
+    writes = [Put("people", values) for values in ODD_VALUES]
+    assert bulk.write(writes) == batch.write(writes) == 3
+
+    def stored(client: Any) -> list[str]:  # the wire form as stored: numbers normalised, sets, base64
+        return sorted(repr(i) for i in client.scan(TableName="people")["Items"])
+
+    assert stored(direct) == stored(remote) and len(stored(direct)) == 3
+    assert {i["id"]: i for i in items(direct, "people")}["b1"]["blob"] == b"later put wins"
+
+
+def test_writer_on_the_engine_raises_the_client_error_batch_write_item_raises() -> None:
+    client = tablewright.connect()
+    client.create_table(**SPEC)
+    too_big = Put("people", {"id": "x", "pad": "y" * 410_000})
+    with pytest.raises(client.exceptions.ClientError, match="Item size has exceeded"):
+        Writer(client, KeySchemas(client)).write([too_big])
+    with pytest.raises(client.exceptions.ClientError, match="Item size has exceeded"):
+        Writer(Forwarding(client), KeySchemas(client)).write([too_big])

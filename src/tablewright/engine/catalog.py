@@ -221,6 +221,13 @@ class TableMeta:
         return any(index.kind == "LSI" for index in self.indexes.values())
 
     @cached_property
+    def blind_writes(self) -> bool:
+        """Whether a put or delete needs nothing of the item it replaces: no secondary index to maintain
+        from the old image and no stream record to build from it. Point-in-time recovery's before-images
+        are taken by SQLite triggers (engine/snapshots.py), so they need no old item either."""
+        return not self.indexes and not self.stream_view_type
+
+    @cached_property
     def sql_name(self) -> str:
         return f"t{self.id}"
 

@@ -510,6 +510,29 @@ class Store:
         with contextlib.suppress(sqlite3.OperationalError):  # another connection is checkpointing
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
+    def put_rows(
+        self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple[int, bytes, bytes, int, bytes]]
+    ) -> None:
+        """Store ``(h, pk, sk, size, item JSON)`` rows of a table without indexes or stream, replacing any
+        item with the same key: one executemany, the bulk form of :meth:`put_blind` (in the caller's
+        transaction)."""
+        if rows:
+            conn.executemany(meta.upsert_item_sql, rows)
+
+    def delete_rows(
+        self, conn: sqlite3.Connection, meta: TableMeta, keys: list[tuple[int, bytes, bytes]]
+    ) -> None:
+        """Delete the items with these keys from a table without indexes or stream (missing ones are no-ops)."""
+        if keys:
+            conn.executemany(f"DELETE FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", keys)
+
+    def stored_size(self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]) -> int:
+        """The size of the stored item with this key, 0 if there is none (capacity of a blind write)."""
+        row = conn.execute(
+            f"SELECT size FROM {meta.sql_name} WHERE h = ? AND pk = ? AND sk = ?", key
+        ).fetchone()
+        return row[0] if row else 0
+
     def delete(
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes], old: Item
     ) -> None:

@@ -468,6 +468,67 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
     return out, size
 
 
+_LONG_NAME = MAX_NAME_BYTES // 4  # a name this long or longer may exceed the limit in UTF-8
+
+
+def validate_loaded_item_sized(item: Any) -> tuple[Item, int]:
+    """:func:`validate_item_sized` for bulk loads and blind batch writes, where most values are strings,
+    numbers in canonical form and string sets.
+
+    Those take one check each and keep the caller's value dict (these paths only serialise the item,
+    so nothing can change it afterwards); every other value takes the general walk, and an item
+    with an unusual name (not ASCII, long, empty, not a string) is validated whole by the general
+    function, so every answer, error included, is :func:`validate_item_sized`'s. The differential tests
+    (tests/engine/test_bulk_differential.py) hold the two to the same stored bytes and errors.
+    """
+    if item.__class__ is not dict:
+        return validate_item_sized(item)
+    out: Item = {}
+    size = 0
+    for name, value in item.items():
+        if name.__class__ is not str or not name or len(name) >= _LONG_NAME or not name.isascii():
+            return validate_item_sized(item)
+        size += len(name)
+        if value.__class__ is dict and len(value) == 1:
+            for kind, payload in value.items():  # the one entry, without building a view's iterator twice
+                if payload.__class__ is str:
+                    if kind == "S":
+                        out[name] = value
+                        size += len(payload) if payload.isascii() else _utf8(payload)
+                        break
+                    if (
+                        kind == "N"
+                        and payload.isdigit()
+                        and payload.isascii()
+                        and payload[0] != "0"
+                        and len(payload) <= MAX_DIGITS
+                    ):  # a positive integer: one byte per two significant digits, plus one
+                        out[name] = value
+                        size += (len(payload.rstrip("0")) + 1) // 2 + 1
+                        break
+                    if kind == "N" and is_canonical_number(payload):
+                        out[name] = value
+                        size += _canonical_number_size(payload)
+                        break
+                elif (  # ASCII strings without duplicates; anything else (errors included) the general walk
+                    kind == "SS"
+                    and payload.__class__ is list
+                    and payload
+                    and all(each.__class__ is str for each in payload)
+                ):
+                    joined = "".join(payload)
+                    if joined.isascii() and len(set(payload)) == len(payload):
+                        out[name] = value
+                        size += len(joined)
+                        break
+                out[name], value_size = validate_value_sized(value)
+                size += value_size
+            continue
+        out[name], value_size = validate_value_sized(value)
+        size += value_size
+    return out, size
+
+
 # --------------------------------------------------------------------------------------------- ordering
 
 

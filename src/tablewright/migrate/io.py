@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from botocore.client import BaseClient
 
 from .steps import Item, Merge, Put
 
@@ -94,6 +95,41 @@ def encode(item: Item) -> dict[str, Any]:
     return {k: _SERIALIZER.serialize(v) for k, v in item.items()}
 
 
+def embedded_engine(client: Any) -> Any:
+    """The in-process engine serving ``client`` (a ``tablewright.connect`` client), or None.
+
+    A wrapper around a client (instrumentation, a test standing in for AWS's throttling) is not a
+    botocore client: it keeps seeing every BatchWriteItem.
+    """
+    from .. import engine_of
+
+    if not isinstance(client, BaseClient):
+        return None
+    try:
+        return engine_of(client)
+    except ValueError:
+        return None
+
+
+def _wire_binary(value: Any) -> str:
+    return base64.b64encode(bytes(getattr(value, "value", value))).decode("ascii")
+
+
+def to_wire(value: Any) -> Any:
+    """A boto3-serialised item or value in DynamoDB's JSON wire form: binary values as base64 text."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((kind, payload),) = value.items()
+            if kind == "B" and not isinstance(payload, dict):
+                return {"B": _wire_binary(payload)}
+            if kind == "BS" and isinstance(payload, list):
+                return {"BS": [_wire_binary(each) for each in payload]}
+        return {name: to_wire(inner) for name, inner in value.items()}
+    if isinstance(value, list):
+        return [to_wire(each) for each in value]
+    return value
+
+
 class KeySchemas:
     """Key attribute names per table, from DescribeTable, cached (shared by threads)."""
 
@@ -135,6 +171,27 @@ class Writer:
         self.keys = keys
         self.sleep = sleep
         self.retries = 0
+        # The embedded engine takes puts through its bulk load (tablewright.engine.load_items); any other
+        # endpoint (Amazon DynamoDB, a served engine, a wrapper around a client) gets BatchWriteItem.
+        self.engine = embedded_engine(client)
+
+    def _load(self, puts: list[Put]) -> None:
+        """Puts through the embedded engine's bulk load, table by table; an item the engine refuses
+        raises the ClientError BatchWriteItem would have raised."""
+        from ..engine import DynamoDBError, load_items
+
+        by_table: dict[str, list[dict[str, Any]]] = {}
+        for put in puts:
+            by_table.setdefault(put.table, []).append(to_wire(encode(put.item)))
+        for table, items in by_table.items():
+            try:
+                load_items(self.engine, table, items)
+            except DynamoDBError as error:
+                response = {
+                    "Error": {"Message": error.message, "Code": error.code},
+                    "ResponseMetadata": {"HTTPStatusCode": error.status},
+                }
+                raise self.client.exceptions.from_code(error.code)(response, "BatchWriteItem") from None
 
     def write(self, writes: list[Put | Merge]) -> int:
         """Write everything and return how many writes were made; returns only when all are durable."""
@@ -145,8 +202,11 @@ class Writer:
                 puts.pop((w.table, *self.keys.key_of(w.table, w.item)), None)
                 puts[(w.table, *self.keys.key_of(w.table, w.item))] = w
         pending = list(puts.values())
-        for start in range(0, len(pending), BATCH_LIMIT):
-            self._batch(pending[start : start + BATCH_LIMIT])
+        if self.engine is not None:
+            self._load(pending)
+        else:
+            for start in range(0, len(pending), BATCH_LIMIT):
+                self._batch(pending[start : start + BATCH_LIMIT])
         merges = [w for w in writes if isinstance(w, Merge)]
         for merge in merges:
             self._merge(merge)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from .cursor import CursorCodec
 from .direct import data_client
 from .errors import ConventionError, PatternError
 from .items import compose, key_fields, to_record
+from .loading import load_many as _load_many
 from .page import Page
 from .params import prepare
 from .reads import run_pattern
@@ -405,6 +406,21 @@ class Runtime:
             idempotency_key=idempotency_key,
             now=now or datetime.now(UTC),
             atomic=atomic,
+        )
+
+    def load_many(
+        self,
+        entity: str,
+        items: Sequence[Mapping[str, object]],
+        *,
+        now: datetime | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> WriteResult:
+        """Store a data set of one entity in bulk: composed and validated as ``put_many`` does, written
+        unconditionally (a stored item with the same key is replaced), through the embedded engine's
+        bulk load or BatchWriteItem on any other endpoint (``loading.py``). For sample data and seeding."""
+        return _load_many(
+            self, self.entity(entity), items, now=now or datetime.now(UTC), on_progress=on_progress
         )
 
     # ------------------------------------------------------------------------------------ patterns

@@ -111,12 +111,12 @@ class DirectClient:
         try:
             response = self.engine.handle(operation, to_engine(params))
         except DynamoDBError as error:
-            raise self._client_error(operation, error) from None
+            raise self.client_error(operation, error) from None
         parsed = from_engine(response)
         parsed["ResponseMetadata"] = _metadata(200)
         return parsed
 
-    def _client_error(self, operation: str, error: DynamoDBError) -> Exception:
+    def client_error(self, operation: str, error: DynamoDBError) -> Exception:
         """The exception botocore raises for ``error``: the modelled class, the same ``response``.
 
         Like botocore, the response holds ``Error`` plus the body members the service model

@@ -12,7 +12,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -89,32 +89,17 @@ def call_flexibly(function: Any, seed: int, scale: float) -> Any:
     return function(*(seed, scale)[:accepted])
 
 
-def sample_batches(attribute: str | None, values: list[dict]) -> Iterable[list[dict]]:
-    """Items grouped by idempotency key (one marker per key), else in chunks of 25."""
-    if attribute is None:
-        for start in range(0, len(values), 25):
-            yield values[start : start + 25]
-        return
-    groups: dict[object, list[dict]] = {}
-    for value in values:
-        groups.setdefault(repr(value.get(attribute)), []).append(value)
-    yield from groups.values()
-
-
 def load_sample_data(
     rt: Runtime, data: dict[str, list[dict]], on_progress: Callable[[int], None] | None = None
 ) -> list[Record]:
-    """Write a generator's ``{entity: [values]}`` through the runtime; returns the records written.
+    """Load a generator's ``{entity: [values]}`` through the runtime's bulk load (``Runtime.load_many``);
+    returns the records written.
 
     The records are what a pattern's ``means`` is evaluated over (``verify.verify_pattern``).
-    ``on_progress(n)`` is told after each batch of ``n`` items.
+    ``on_progress(n)`` is told as ``n`` more items are stored.
     """
     records: list[Record] = []
     for entity_name, values in data.items():
-        entity = rt.entity(entity_name)
-        for group in sample_batches(entity.idempotency_key, values):
-            key = group[0].get(entity.idempotency_key) if entity.idempotency_key else None
-            records += rt.put_many(entity_name, group, idempotency_key=key).records
-            if on_progress is not None:
-                on_progress(len(group))
+        # A bulk load: the embedded engine's (many items per transaction) or BatchWriteItem elsewhere.
+        records += rt.load_many(entity_name, values, on_progress=on_progress).records
     return records

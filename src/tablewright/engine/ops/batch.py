@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from .. import expressions as ex
-from ..actions import Delete, Expressions, Put, key_from, new_item_sized
+from ..actions import Action, Delete, Expressions, Put, key_from, new_item_sized
 from ..capacity import Consumed, merge, read_units
-from ..errors import ValidationException
-from ..types import item_size
+from ..catalog import TableMeta
+from ..errors import StaleDefinition, ValidationException
+from ..types import Item, item_size, validate_loaded_item_sized
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -81,38 +84,102 @@ def batch_write_item(engine: Engine, request: dict) -> dict:
         raise ValidationException("Too many items requested for the BatchWriteItem call")
     if total == 0:
         raise ValidationException("The requestItems parameter must contain at least one write request")
-    actions = []
+    # Entries in request order: general Actions, or, on tables whose writes are blind, plain rows
+    # written by one executemany per table (BlindPut, BlindDelete).
+    plan: list[Action | BlindPut | BlindDelete] = []
+    blind_tables: list[TableMeta] = []
     for name, entries in requests.items():
         table = require_table(engine, name)
+        blind = engine.fast_writes and table.blind_writes
+        if blind:
+            blind_tables.append(table)
         none = Expressions(None, None)
-        table_actions = []
+        table_plan: list[Action | BlindPut | BlindDelete] = []
         for entry in entries:
             if len(entry) != 1 or not ({"PutRequest", "DeleteRequest"} & entry.keys()):
                 raise ValidationException(
                     f"A WriteRequest of table {name} must contain exactly one of PutRequest or DeleteRequest"
                 )
-            if "PutRequest" in entry:
+            if "PutRequest" in entry and blind:  # the item is only serialised: see validate_loaded_item_sized
+                item, size = validate_loaded_item_sized(entry["PutRequest"]["Item"])
+                table_plan.append(BlindPut(table, table.encode_item_key(item, for_item=True), item, size))
+            elif "PutRequest" in entry:
                 item, key, encoded, size = new_item_sized(table, entry["PutRequest"]["Item"])
-                table_actions.append(
+                table_plan.append(
                     Put(engine, table, key, none, item=item, encoded_key=encoded, item_size=size)
                 )
+            elif blind:
+                _, encoded = table.key_and_encoding(entry["DeleteRequest"]["Key"])
+                table_plan.append(BlindDelete(table, encoded))
             else:
-                table_actions.append(
-                    Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none)
-                )
-        _no_duplicates([a.encoded_key for a in table_actions])
-        actions.extend(table_actions)
+                table_plan.append(Delete(engine, table, key_from(table, entry["DeleteRequest"]["Key"]), none))
+        _no_duplicates([a.encoded_key for a in table_plan])
+        plan.extend(table_plan)
+    mode = request.get("ReturnConsumedCapacity")
+    measured = mode in ("TOTAL", "INDEXES")
     # The writes are independent in DynamoDB; one SQLite transaction simply makes the batch fast.
     with engine.store.write() as conn:
-        for action in actions:
-            action.evaluate(conn)
-        for action in actions:
-            action.apply(conn)
+        for table in blind_tables:
+            if engine.store.table(table.name) is not table:  # redefined since the request was prepared
+                raise StaleDefinition(table.name)
+        for entry in plan:  # every check before any write, in request order, as the general path does
+            if entry.__class__ is BlindPut:
+                entry.table.check_item(entry.item, entry.size)
+            elif entry.__class__ is not BlindDelete:
+                entry.evaluate(conn)
+        if measured:  # capacity is charged on the larger of the old and new item: read the old sizes
+            for entry in plan:
+                if entry.__class__ is BlindPut or entry.__class__ is BlindDelete:
+                    entry.old_size = engine.store.stored_size(conn, entry.table, entry.encoded_key)
+        for entry in plan:
+            if entry.__class__ is not BlindPut and entry.__class__ is not BlindDelete:
+                entry.apply(conn)
+        for table in blind_tables:
+            engine.store.put_rows(
+                conn, table, [e.row() for e in plan if e.__class__ is BlindPut and e.table is table]
+            )
+            engine.store.delete_rows(
+                conn, table, [e.encoded_key for e in plan if e.__class__ is BlindDelete and e.table is table]
+            )
     response: dict[str, Any] = {"UnprocessedItems": {}}
-    rendered = merge([a.consumed for a in actions], request.get("ReturnConsumedCapacity"))
-    if rendered:
-        response["ConsumedCapacity"] = rendered
+    if measured:
+        response["ConsumedCapacity"] = merge([e.consumed for e in plan], mode)
     return response
+
+
+class BlindPut:
+    """A PutRequest on a table whose writes are blind: the row it stores, measured and keyed."""
+
+    __slots__ = ("table", "encoded_key", "item", "size", "old_size")
+
+    def __init__(
+        self, table: TableMeta, encoded_key: tuple[int, bytes, bytes], item: Item, size: int
+    ) -> None:
+        self.table, self.encoded_key, self.item, self.size, self.old_size = table, encoded_key, item, size, 0
+
+    def row(self) -> tuple[int, bytes, bytes, int, bytes]:
+        return (*self.encoded_key, self.size, orjson.dumps(self.item))
+
+    @property
+    def consumed(self) -> Consumed:
+        charge = Consumed(self.table, "write")
+        charge.write(None, None, self.old_size, self.size)  # no index: the images are not needed
+        return charge
+
+
+class BlindDelete:
+    """A DeleteRequest on a table whose writes are blind."""
+
+    __slots__ = ("table", "encoded_key", "old_size")
+
+    def __init__(self, table: TableMeta, encoded_key: tuple[int, bytes, bytes]) -> None:
+        self.table, self.encoded_key, self.old_size = table, encoded_key, 0
+
+    @property
+    def consumed(self) -> Consumed:
+        charge = Consumed(self.table, "write")
+        charge.write(None, None, self.old_size, 0)
+        return charge
 
 
 OPERATIONS = {"BatchGetItem": batch_get_item, "BatchWriteItem": batch_write_item}

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import snapshots
+from ..bulk import load_items
 from ..errors import (
-    DynamoDBError,
     ExportConflictException,
     ExportNotFoundException,
     ImportConflictException,
@@ -464,15 +464,18 @@ def import_table(engine: Engine, request: dict) -> dict:
     try:
         for path in _source_files(engine, request["S3BucketSource"]):
             processed_bytes += path.stat().st_size
-            for item in _items_of(_decompress(path, compression), request):
-                processed += 1
-                try:
-                    if isinstance(item, Exception):
-                        raise item
-                    engine.handle("PutItem", {"TableName": parameters["TableName"], "Item": item})
-                    imported += 1
-                except (DynamoDBError, ValueError, TypeError):
-                    errors += 1
+            items = _items_of(_decompress(path, compression), request)
+            processed += len(items)
+            unreadable = sum(isinstance(item, Exception) for item in items)
+            # One bulk load per file: every item as PutItem would store it, many per transaction.
+            loaded = load_items(
+                engine,
+                parameters["TableName"],
+                (item for item in items if not isinstance(item, Exception)),
+                on_error=lambda *_: None,
+            )
+            imported += loaded.loaded
+            errors += unreadable + loaded.rejected
     except (OSError, ValueError, UnicodeDecodeError) as error:
         failure = ("InvalidInput" if not isinstance(error, OSError) else "S3NoSuchBucket", str(error))
     description: dict[str, Any] = {

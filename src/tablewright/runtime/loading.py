@@ -1,0 +1,156 @@
+"""``load_many``: a data set of one entity stored as fast as the client allows (sample data, seeding).
+
+Each item is validated and composed exactly as ``put_many`` composes it (declared defaults, key
+templates, timestamps, version 1, uniqueness markers), and two items of the load may not share a
+table key or a unique value. Unlike ``put_many`` the items are not conditional: a load replaces an
+item already stored under the same key (sample data loads into fresh tables, and a repeated load of
+the same generator output rewrites the same items), and writes no idempotency marker.
+
+On the embedded engine the items go through its bulk load (:func:`tablewright.engine.load_items`:
+PutItem's rules, hundreds of items per SQLite transaction); on any other endpoint, including Amazon
+DynamoDB, through BatchWriteItem, 25 at a time, retrying UnprocessedItems with back-off.
+docs/runtime.md explains the choice.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..design.model import Entity
+from ..design.validators import Violation
+from .direct import DirectClient, to_engine
+from .errors import RuntimeFailure, ValidationError
+from .items import compose, table_key, to_record
+from .markers import KIND_ATTRIBUTE, OWNER_ATTRIBUTE, marker_key, unique_text, unique_values
+from .wire import item_to_wire
+from .writes import WriteResult, batch_violations
+
+if TYPE_CHECKING:
+    from .core import Runtime
+
+BATCH_WRITE_LIMIT = 25
+BATCH_WRITE_ATTEMPTS = 12
+
+
+def load_many(
+    rt: Runtime,
+    entity: Entity,
+    items: Sequence[Mapping[str, object]],
+    *,
+    now: datetime,
+    on_progress: Callable[[int], None] | None = None,
+) -> WriteResult:
+    """Store ``items`` of ``entity`` in bulk (see the module docstring); ``on_progress(n)`` is told as
+    ``n`` more items are stored."""
+    violations = batch_violations(entity, items)
+    if violations:
+        raise ValidationError(entity.name, violations)
+    table = rt.design.table_of(entity.name)
+    composed = [compose(entity, dict(values), now=now, created=True) for values in items]
+    if entity.version_attribute:
+        for item in composed:
+            item[entity.version_attribute] = 1
+    markers = _markers(rt, entity, composed)
+    wire = [item_to_wire(item) for item in composed] + [item_to_wire(m) for m in markers]
+    if isinstance(rt.data, DirectClient):
+        _engine_load(rt.data, table.table_name, wire, len(composed), on_progress)
+        transactions = 0
+    else:
+        transactions = _batch_load(rt.data, table.table_name, wire, len(composed), on_progress)
+    records = [to_record(entity, table, item) for item in composed]
+    return WriteResult(True, records, transactions, f"bulk load of {len(composed)} items")
+
+
+def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
+    """The uniqueness markers of the items; two items of the load sharing a key or a unique value
+    are refused here, since unconditional writes would let the second silently win."""
+    table = rt.design.table_of(entity.name)
+    problems: list[Violation] = []
+    keys: dict[str, int] = {}
+    owners: dict[str, int] = {}
+    markers: list[dict] = []
+    for index, item in enumerate(composed):
+        key = repr(sorted(table_key(table, item).items()))
+        if key in keys:
+            problems.append(
+                Violation(entity.name, f"[{index}]", "key", f"has the same table key as item [{keys[key]}]")
+            )
+        keys.setdefault(key, index)
+        owner = rt.writer.owner(entity, item)
+        for unique in unique_values(entity.unique, item):
+            text = unique_text(entity.name, unique)
+            if text in owners:
+                problems.append(
+                    Violation(
+                        entity.name,
+                        f"[{index}]",
+                        "unique",
+                        f"has the same {'+'.join(unique.constraint)} as item [{owners[text]}]",
+                    )
+                )
+                continue
+            owners[text] = index
+            marker = {
+                **marker_key(table, text),
+                KIND_ATTRIBUTE: "unique",
+                OWNER_ATTRIBUTE: owner,
+                "_tw_entity": entity.name,
+            }
+            if table.ttl and item.get(table.ttl) is not None:
+                marker[table.ttl] = item[table.ttl]  # expires with its item
+            markers.append(marker)
+    if problems:
+        raise ValidationError(entity.name, problems)
+    return markers
+
+
+def _engine_load(
+    client: DirectClient,
+    table: str,
+    wire: list[dict],
+    entities: int,
+    on_progress: Callable[[int], None] | None,
+) -> None:
+    from ..engine import DynamoDBError, load_items
+
+    done = 0
+
+    def advance(count: int) -> None:  # markers come last and are not entity items
+        nonlocal done
+        step = max(0, min(count, entities - done))
+        done += count
+        if on_progress is not None and step:
+            on_progress(step)
+
+    try:
+        load_items(client.engine, table, [to_engine(item) for item in wire], on_progress=advance)
+    except DynamoDBError as error:
+        raise client.client_error("BatchWriteItem", error) from None
+
+
+def _batch_load(
+    client: Any, table: str, wire: list[dict], entities: int, on_progress: Callable[[int], None] | None
+) -> int:
+    """BatchWriteItem, 25 at a time, retrying UnprocessedItems with full-jitter back-off."""
+    calls = 0
+    for start in range(0, len(wire), BATCH_WRITE_LIMIT):
+        chunk = wire[start : start + BATCH_WRITE_LIMIT]
+        request: dict[str, list] = {table: [{"PutRequest": {"Item": item}} for item in chunk]}
+        for attempt in range(BATCH_WRITE_ATTEMPTS):
+            calls += 1
+            request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
+            if not request:
+                break
+            time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
+        else:
+            raise RuntimeFailure(
+                f"BatchWriteItem to {table}: items still unprocessed after {BATCH_WRITE_ATTEMPTS} attempts"
+            )
+        stored = max(0, min(len(chunk), entities - start))
+        if on_progress is not None and stored:
+            on_progress(stored)
+    return calls
