@@ -14,6 +14,7 @@ from .. import expressions as ex
 from ..actions import Expressions
 from ..capacity import READ_UNIT, Consumed
 from ..catalog import IndexMeta, KeySchema, TableMeta, encode_component, encode_key_part, escape_component
+from ..encoded import EncodedItems
 from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
 from ..expressions.resolve import Scope
@@ -168,11 +169,44 @@ def _check_projected(index: IndexMeta, table: TableMeta, expressions: Expression
         raise invalid(f"Global secondary index {index.name} does not project [{', '.join(missing)}]")
 
 
-def _page(
-    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions
-) -> dict:
-    """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity."""
-    select = _select(source, request, expressions)
+def _passes_through(source: Source, select: str, expressions: Expressions) -> bool:
+    """Whether a read returns its stored items unchanged: no filter, no projection of any kind."""
+    if expressions.condition is not None or expressions.projection is not None:
+        return False
+    index = source.index
+    return index is None or index.projection == "ALL" or (index.kind == "LSI" and select in _FETCHING_SELECTS)
+
+
+def _last_key(source: Source, request: dict, item: dict) -> dict | None:
+    """The LastEvaluatedKey after ``item``; None after a query of a hash-only table, which has read
+    its one possible item (no page follows, and DynamoDB refuses a start key there)."""
+    hash_only_query = "KeyConditionExpression" in request and source.index is None
+    if hash_only_query and not source.key.range_attributes:
+        return None
+    return source.last_key(item)
+
+
+def _read_encoded(
+    source: Source, request: dict, rows: Iterator[tuple]
+) -> tuple[list[bytes], int, int, dict | None]:
+    """(stored items as they are, scanned, bytes read, last key): only the page's last item is decoded."""
+    limit = request.get("Limit")
+    items: list[bytes] = []
+    size_read = 0
+    last: dict | None = None
+    for _pk, _sk, _tpk, _tsk, size, raw in rows:
+        items.append(raw)
+        size_read += size
+        if (limit is not None and len(items) >= limit) or size_read >= PAGE_BYTES:
+            last = _last_key(source, request, orjson.loads(raw))
+            break
+    return items, len(items), size_read, last
+
+
+def _read_decoded(
+    source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions, select: str
+) -> tuple[list[dict], int, int, dict | None]:
+    """(items that pass the filter, scanned, bytes read, last key), each item decoded and checked."""
     limit = request.get("Limit")
     items: list[dict] = []
     scanned = size_read = 0
@@ -187,12 +221,26 @@ def _page(
         if expressions.check(item):
             items.append(item)
         if (limit is not None and scanned >= limit) or size_read >= PAGE_BYTES:
-            # A query of a hash-only table has read its one possible item: no page follows (and
-            # DynamoDB refuses a start key there).
-            hash_only_query = "KeyConditionExpression" in request and source.index is None
-            if not (hash_only_query and not source.key.range_attributes):
-                last = source.last_key(item)
+            last = _last_key(source, request, item)
             break
+    return items, scanned, size_read, last
+
+
+def _page(
+    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions
+) -> dict:
+    """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity.
+
+    A read that returns stored items unchanged (see :func:`_passes_through`) answers with them as
+    :class:`~tablewright.engine.encoded.EncodedItems`, never decoding them; ``Engine.handle``
+    decodes them for callers that did not ask for ``encoded=True``.
+    """
+    select = _select(source, request, expressions)
+    passes_through = _passes_through(source, select, expressions)
+    if passes_through:
+        items, scanned, size_read, last = _read_encoded(source, request, rows)
+    else:
+        items, scanned, size_read, last = _read_decoded(source, request, rows, expressions, select)
     consistent = bool(request.get("ConsistentRead"))
     units = max(1, math.ceil(size_read / READ_UNIT)) * (1.0 if consistent else 0.5)
     consumed = Consumed(source.table, "read")
@@ -202,9 +250,14 @@ def _page(
         consumed.table_units = units
     response: dict[str, Any] = {"Count": len(items), "ScannedCount": scanned}
     if select != "COUNT":
-        if expressions.projection is not None:
-            items = [ex.project(expressions.projection, item, expressions.names) for item in items]
-        response["Items"] = items
+        if passes_through:
+            response["Items"] = EncodedItems(items)
+        elif expressions.projection is not None:
+            response["Items"] = [
+                ex.project(expressions.projection, item, expressions.names) for item in items
+            ]
+        else:
+            response["Items"] = items
     if last is not None:
         response["LastEvaluatedKey"] = last
     rendered = consumed.render(request.get("ReturnConsumedCapacity"))
