@@ -19,6 +19,7 @@ from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
 from ..expressions.resolve import Scope
 from ..types import encode_key, invalid, partition_hash, validate_item
+from . import query_plans
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -372,21 +373,22 @@ def query(engine: Engine, request: dict) -> dict:
         raise ValidationException(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
         )
-    expressions = Expressions.parse(
-        request,
-        condition="FilterExpression",
-        projection="ProjectionExpression",
-        key_condition="KeyConditionExpression",
-    )
-    _reject_key_filters(source, expressions)
     key = source.key
-    condition = ex.resolve_key_conditions(
-        expressions.key_condition,
-        expressions.names,
-        expressions.values,
-        tuple(name for name, _ in key.hash_attributes),
-        tuple(name for name, _ in key.range_attributes),
-    )
+    hash_names = tuple(name for name, _ in key.hash_attributes)
+    range_names = tuple(name for name, _ in key.range_attributes)
+    if "FilterExpression" in request:
+        expressions = Expressions.parse(
+            request,
+            condition="FilterExpression",
+            projection="ProjectionExpression",
+            key_condition="KeyConditionExpression",
+        )
+        _reject_key_filters(source, expressions)
+        condition = ex.resolve_key_conditions(
+            expressions.key_condition, expressions.names, expressions.values, hash_names, range_names
+        )
+    else:  # the same checks and answers, decided once per request shape
+        expressions, condition = query_plans.key_condition(request, hash_names, range_names)
     _check_types(key.hash_attributes, condition.hash_values)
     pk = encode_key_part(key.hash_attributes, condition.hash_values)
     where = "x.h = ? AND x.pk = ?"
