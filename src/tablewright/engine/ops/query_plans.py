@@ -22,9 +22,9 @@ from .. import expressions as ex
 from ..actions import Expressions
 from ..expressions.conditions import check_bounds
 from ..expressions.keys import KIND
-from ..expressions.resolve import Scope
-from ..types import validate_item
+from ..types import encode_key, validate_item
 
+_KEY_TYPES = frozenset({"S", "N", "B"})
 MAX_PLANS = 1024  # distinct shapes remembered; beyond that the cache starts again
 
 
@@ -88,6 +88,12 @@ def _bind(expr: Any, names: dict | None, hash_names: tuple[str, ...], range_name
     return hashes, prefix, ranged[-1].op, tuple(value.name for value in ranged[-1].values)
 
 
+def _in_order(low: dict, high: dict) -> bool:
+    """Whether BETWEEN bounds are of one key type and in order (by their order-preserving key bytes)."""
+    kind = next(iter(low))
+    return kind in _KEY_TYPES and kind == next(iter(high)) and encode_key(low) <= encode_key(high)
+
+
 def key_condition(
     request: dict, hash_names: tuple[str, ...], range_names: tuple[str, ...]
 ) -> tuple[Expressions, ex.KeyConditions]:
@@ -111,15 +117,16 @@ def key_condition(
             _plans[shape] = _Plan(expressions.projection, expressions.key_condition, *bound)
         return expressions, condition
     names = request.get("ExpressionAttributeNames")
+    # Validated here as the general code does first; each value is then taken as it is (the general
+    # code's second check of each value, by Scope.value, cannot fail on a validated value).
     values = validate_item(request["ExpressionAttributeValues"], "ExpressionAttributeValues")
-    scope = Scope(KIND, names, values)
     condition = ex.KeyConditions(
-        tuple(scope.value(name) for name in plan.hash_values),
-        tuple(scope.value(name) for name in plan.range_prefix),
+        tuple(values[name] for name in plan.hash_values),
+        tuple(values[name] for name in plan.range_prefix),
         plan.range_op,
-        tuple(scope.value(name) for name in plan.range_values),
+        tuple(values[name] for name in plan.range_values),
     )
-    if plan.range_op == "BETWEEN":
-        check_bounds(condition.range_values[0], condition.range_values[1], KIND)
+    if plan.range_op == "BETWEEN" and not _in_order(*condition.range_values):
+        check_bounds(*condition.range_values, KIND)  # DynamoDB's error, worded by the general code
     expressions = Expressions(names, values, projection=plan.projection, key_condition=plan.key_condition)
     return expressions, condition

@@ -195,7 +195,7 @@ def _read_encoded(
     items: list[bytes] = []
     size_read = 0
     last: dict | None = None
-    for _pk, _sk, _tpk, _tsk, size, raw in rows:
+    for size, raw in rows:
         items.append(raw)
         size_read += size
         if (limit is not None and len(items) >= limit) or size_read >= PAGE_BYTES:
@@ -212,7 +212,7 @@ def _read_decoded(
     items: list[dict] = []
     scanned = size_read = 0
     last: dict | None = None
-    for _pk, _sk, _tpk, _tsk, size, raw in rows:
+    for size, raw in rows:
         item = orjson.loads(raw)
         if source.index is not None and not (source.index.kind == "LSI" and select in _FETCHING_SELECTS):
             # A GSI holds only its projection; an LSI fetches other attributes from the table when asked.
