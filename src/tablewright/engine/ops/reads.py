@@ -367,6 +367,26 @@ def _reject_key_filters(source: Source, expressions: Expressions) -> None:
             )
 
 
+def _read(
+    engine: Engine,
+    source: Source,
+    request: dict,
+    expressions: Expressions,
+    where: str,
+    params: tuple,
+    order: str,
+) -> dict:
+    """One page of rows as the response. A read is one SELECT, which SQLite runs on one snapshot (no
+    BEGIN/COMMIT needed); the rows are closed before the connection is let go, even after a page
+    ended early, so no statement stays open on it."""
+    with engine.store.read(single=True) as conn:
+        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
+        try:
+            return _page(engine, source, request, rows, expressions)
+        finally:
+            rows.close()
+
+
 def query(engine: Engine, request: dict) -> dict:
     source = _source(engine, request, "Query")
     if "KeyConditionExpression" not in request:
@@ -407,9 +427,7 @@ def query(engine: Engine, request: dict) -> dict:
     columns = _COLUMNS["query"][source.index is not None][0]
     direction = "" if forward else " DESC"
     order = ", ".join(c + direction for c in columns.split(", "))
-    with engine.store.read() as conn:
-        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions)
+    return _read(engine, source, request, expressions, where, params, order)
 
 
 def scan(engine: Engine, request: dict) -> dict:
@@ -438,9 +456,7 @@ def scan(engine: Engine, request: dict) -> dict:
         where += " AND " + clause
         params += values
     order = _COLUMNS["scan"][source.index is not None][0]
-    with engine.store.read() as conn:
-        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions)
+    return _read(engine, source, request, expressions, where, params, order)
 
 
 OPERATIONS = {"Query": query, "Scan": scan}
