@@ -483,8 +483,9 @@ class Store:
         where: str,
         params: tuple,
         order: str,
-    ) -> Iterator[tuple[int, bytes]]:
-        """Yield ``(size, item)`` rows in order (only what a read uses: each column fetched costs).
+    ) -> sqlite3.Cursor:
+        """A cursor over ``(size, item)`` rows in order (only what a read uses: each column fetched
+        costs); close it when done if it may not have been read to the end.
 
         ``where`` and ``order`` speak of the columns ``x.h, x.pk, x.sk`` (for indexes also ``x.tpk, x.tsk``)
         of the table or index being read; the item itself always comes from the table.
@@ -497,7 +498,7 @@ class Store:
                 f"JOIN {meta.sql_name} AS t ON t.h = x.th AND t.pk = x.tpk AND t.sk = x.tsk"
             )
         sql += f" WHERE {where} ORDER BY {order}"
-        yield from conn.execute(sql, params)
+        return conn.execute(sql, params)
 
     def collection_size(self, conn: sqlite3.Connection, meta: TableMeta, h: int, pk: bytes) -> int:
         """Bytes of one item collection: the items of a partition key plus their local index entries."""
