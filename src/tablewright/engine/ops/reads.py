@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -109,6 +110,22 @@ _COLUMNS = {
     "query": {False: ("x.sk", (2,)), True: ("x.sk, x.tpk, x.tsk", (2, 3, 4))},
     "scan": {False: ("x.h, x.pk, x.sk", (0, 1, 2)), True: ("x.h, x.pk, x.sk, x.tpk, x.tsk", (0, 1, 2, 3, 4))},
 }
+
+
+# ORDER BY of a query, by (reads an index, forward).
+_QUERY_ORDER = {
+    (index, forward): ", ".join(
+        c + ("" if forward else " DESC") for c in _COLUMNS["query"][index][0].split(", ")
+    )
+    for index in (False, True)
+    for forward in (False, True)
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _key_names(key: KeySchema) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The HASH and the RANGE attribute names of a key schema."""
+    return tuple(name for name, _ in key.hash_attributes), tuple(name for name, _ in key.range_attributes)
 
 
 def _source(engine: Engine, request: dict, operation: str) -> Source:
@@ -394,8 +411,7 @@ def query(engine: Engine, request: dict) -> dict:
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
         )
     key = source.key
-    hash_names = tuple(name for name, _ in key.hash_attributes)
-    range_names = tuple(name for name, _ in key.range_attributes)
+    hash_names, range_names = _key_names(key)
     if "FilterExpression" in request:
         expressions = Expressions.parse(
             request,
@@ -424,9 +440,7 @@ def query(engine: Engine, request: dict) -> dict:
         clause, values = source.start_after(request["ExclusiveStartKey"], forward, "query", partition=pk)
         where += " AND " + clause
         params += values
-    columns = _COLUMNS["query"][source.index is not None][0]
-    direction = "" if forward else " DESC"
-    order = ", ".join(c + direction for c in columns.split(", "))
+    order = _QUERY_ORDER[source.index is not None, bool(forward)]
     return _read(engine, source, request, expressions, where, params, order)
 
 
