@@ -252,6 +252,17 @@ class _Body:
         yield self.data
 
 
+class _Canned:
+    """Answers each operation with one captured answer, as instantly as anything can (duck-types
+    ``Engine.handle`` for ``tablewright.connect(engine=...)``)."""
+
+    def __init__(self, answers: dict[str, dict]) -> None:
+        self.answers = answers
+
+    def handle(self, operation: str, request: dict | None = None, *, encoded: bool = False) -> dict:
+        return dict(self.answers[operation])
+
+
 def boto3_path(rounds: int, per_slice: int) -> dict[str, list[float]]:
     """Seconds per call: boto3 answering instantly (``no-op``) and boto3 served by the engine.
 
@@ -275,9 +286,15 @@ def boto3_path(rounds: int, per_slice: int) -> dict[str, list[float]]:
         return AWSResponse(request.url, 200, headers, _Body(canned[operation]))
 
     noop.meta.events.register("before-send.dynamodb", respond)
+    # The in-process path with the engine's work taken out: the same responder and parsing, handed
+    # the engine's answer captured once (items still as the stored JSON).
+    captured = {
+        operation: engine.handle(operation, request, encoded=True) for operation, request in SAMPLES.values()
+    }
+    at_hook = tablewright.connect(engine=_Canned(captured))
     systems = {}
     for name, (operation, request) in SAMPLES.items():
-        for kind, which in (("no-op", noop), ("engine", client)):
+        for kind, which in (("no-op", noop), ("canned at hook", at_hook), ("engine", client)):
             method = getattr(which, xform_name(operation))
             assert method(**request)["ResponseMetadata"]["HTTPStatusCode"] == 200
             systems[f"{name} {kind}"] = lambda method=method, request=request: per_op(
@@ -332,13 +349,21 @@ def section(quick: bool) -> Section:
             Target(f"boto3 {name}: the engine adds < 15% to boto3's per-call cost", added.text("{:+.0%}"),
                    added.median < 0.15)
         )  # fmt: skip
+        share = added_share(boto[f"{name} engine"], boto[f"{name} canned at hook"])
+        rows.append(
+            f"| boto3 {name} in-process: engine vs canned answer at the hook | {_us(boto[f'{name} engine'])} | "
+            f"{_us(boto[f'{name} canned at hook'])} | {share.text('{:+.0%}')} added |"
+        )
     body = "\n".join(
         [
             "Large results and the boto3 path (issue 17, requirements 2 and 4). The Scan reads one page of",
             f"{count:,} items of ~200 bytes from a SQLite file; the raw side runs `SELECT item ... ORDER BY h, pk, sk`",
             "on the same file and `orjson.loads` each row. Server CPU is `tablewright serve`'s own (all",
             "threads, from /proc), per request sent one at a time on one keep-alive connection. boto3",
-            "`no-op` answers at `before-send` with the engine's answer captured once as HTTP bytes. Each",
+            "`no-op` answers at `before-send` with the engine's answer captured once as HTTP bytes (the",
+            "target's reference: boto3's own cost for a call answered instantly); `canned answer at the",
+            "hook` is the in-process client with the engine's work replaced by a captured answer, so its",
+            "row is the engine's share of an in-process call (for information, not a target). Each",
             "slice gives one ratio; the table gives the median of the slices and their spread (IQR, then",
             "lowest and highest slice): a wide range means the machine was busy during some slices, not",
             "that the code varies.",
