@@ -18,9 +18,19 @@ from tablewright.engine.ops import query_plans
 
 from .support.generated_items import DEFINITION, TABLE, with_keys
 
-_STRINGS = st.sampled_from(["p0", "p1", "x", "y", "", "p"]).map(lambda s: {"S": s})
+_STRINGS = st.sampled_from(["p0", "p1", "x", "y", "", "p", "é", "😀", "ｚ", "\uffff"]).map(lambda s: {"S": s})
 _NUMBERS = st.integers(-3, 14).map(lambda n: {"N": str(n)})
-_ODD = st.sampled_from([{"N": "1.0"}, {"N": "00003"}, {"B": "AAE="}, {"BOOL": True}, {"SS": ["a"]}])
+_ODD = st.sampled_from(
+    [
+        {"N": "1.0"},
+        {"N": "00003"},
+        {"N": "-2.50"},
+        {"B": "AAE="},
+        {"B": "AQ=="},
+        {"BOOL": True},
+        {"SS": ["a"]},
+    ]
+)
 _VALUES = st.one_of(_STRINGS, _NUMBERS, _NUMBERS, _ODD)
 # (index, hash attribute, range attribute)
 _KEYS = [(None, "pk", "sk"), ("by_l", "pk", "l"), ("by_g", "g", "sk"), ("by_l_keys", "pk", "l")]

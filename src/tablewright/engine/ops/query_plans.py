@@ -15,16 +15,25 @@ caller runs the general code for it.
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from .. import expressions as ex
 from ..actions import Expressions
 from ..expressions.conditions import check_bounds
 from ..expressions.keys import KIND
-from ..types import encode_key, validate_item
+from ..types import validate_item
 
-_KEY_TYPES = frozenset({"S", "N", "B"})
+# Whether two payloads of a key type are in DynamoDB's order: strings by code point (UTF-8's byte
+# order), numbers by value, binary by bytes.
+_IN_ORDER: dict[str, Callable[[str, str], bool]] = {
+    "S": lambda low, high: low <= high,
+    "N": lambda low, high: Decimal(low) <= Decimal(high),
+    "B": lambda low, high: base64.b64decode(low) <= base64.b64decode(high),
+}
 MAX_PLANS = 1024  # distinct shapes remembered; beyond that the cache starts again
 
 
@@ -61,18 +70,17 @@ def _shape(request: dict, hash_names: tuple[str, ...], range_names: tuple[str, .
     values = request.get("ExpressionAttributeValues")
     if type(values) is not dict or (names is not None and type(names) is not dict):
         return None
+    shape = (
+        request["KeyConditionExpression"],
+        request.get("ProjectionExpression"),
+        tuple(names.items()) if names else names,
+        tuple([(p, tuple(v) if type(v) is dict else None) for p, v in values.items()]),
+        hash_names,
+        range_names,
+    )
     try:
-        typed = tuple((p, tuple(v) if type(v) is dict else None) for p, v in values.items())
-        shape = (
-            request["KeyConditionExpression"],
-            request.get("ProjectionExpression"),
-            tuple(names.items()) if names else names,
-            typed,
-            hash_names,
-            range_names,
-        )
         hash(shape)
-    except TypeError:
+    except TypeError:  # a malformed request (a list where a string belongs): the general code words it
         return None
     return shape
 
@@ -89,9 +97,12 @@ def _bind(expr: Any, names: dict | None, hash_names: tuple[str, ...], range_name
 
 
 def _in_order(low: dict, high: dict) -> bool:
-    """Whether BETWEEN bounds are of one key type and in order (by their order-preserving key bytes)."""
-    kind = next(iter(low))
-    return kind in _KEY_TYPES and kind == next(iter(high)) and encode_key(low) <= encode_key(high)
+    """Whether BETWEEN bounds are of one key type and in order (False: let the general check word it)."""
+    for kind, lower in low.items():
+        upper = high.get(kind)
+        in_order = _IN_ORDER.get(kind)
+        return upper is not None and in_order is not None and in_order(lower, upper)
+    return False
 
 
 def key_condition(
