@@ -1,7 +1,8 @@
 """``connect()`` and ``resource()``: standard boto3 objects, served in-process by an engine or remotely.
 
 In-process, botocore validates and serialises every request exactly as it would for AWS, and parses
-every response with its own parser; only the HTTP exchange is left out. The engine answers at botocore's
+every response with its own parser, except the items of read answers, which ``answers`` decodes
+(proven identical by tests); only the HTTP exchange is left out. The engine answers at botocore's
 ``before-call`` hook (the hook botocore's own ``Stubber`` answers at), so a call skips what only a
 network needs: request signing, the HTTP request object, the retry loop, and encoding the response to
 JSON bytes that botocore would decode straight back. Errors go through botocore's full error parsing, so
@@ -23,8 +24,8 @@ from botocore.config import Config
 from botocore.model import OperationModel
 from botocore.parsers import JSONParser
 
-from . import __version__
-from .engine import Engine
+from . import __version__, answers
+from .engine import Engine, encoded
 from .engine.errors import DynamoDBError, SerializationException
 
 _LOCAL_URL = "http://tablewright.local"
@@ -44,7 +45,7 @@ class _Body:
         self._result = result
 
     def stream(self, **_: Any):
-        yield orjson.dumps(self._result)
+        yield encoded.dumps(self._result)
 
 
 class _DecodedBodyParser(JSONParser):
@@ -69,11 +70,10 @@ def _responder(engine: Engine):
                 payload = orjson.loads(params.get("body") or b"{}")
             except orjson.JSONDecodeError as exc:
                 raise SerializationException(f"Request body is not valid JSON: {exc}") from None
-            result = engine.handle(model.name, payload)
+            result = engine.handle(model.name, payload, encoded=True)
         except DynamoDBError as error:
             return _error_response(model, error)
-        response = {"status_code": 200, "headers": _HEADERS, "body": result}
-        parsed = _PARSER.parse(response, model.output_shape)
+        parsed = answers.parse(_PARSER, model, result, _HEADERS)
         parsed["ResponseMetadata"]["RetryAttempts"] = 0
         return AWSResponse(_LOCAL_URL, 200, _HEADERS, _Body(result)), parsed
 

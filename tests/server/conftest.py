@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import boto3
@@ -30,7 +31,8 @@ def engine() -> Iterator[object]:
 
 @pytest.fixture
 def server(engine) -> Iterator[ServerThread]:
-    with ServerThread(engine.handle, request_timeout=2.0) as running:
+    # As `tablewright serve` runs it: stored items of unfiltered reads are written unread.
+    with ServerThread(functools.partial(engine.handle, encoded=True), request_timeout=2.0) as running:
         yield running
 
 

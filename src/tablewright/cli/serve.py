@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import sys
 
@@ -178,14 +179,14 @@ def serve(
 
     try:
         run(
-            engine.handle,
+            functools.partial(engine.handle, encoded=True),  # stored items go out as they are
             host=host,
             port=port,
             credentials=credentials,
             regions=regions or None,
             on_ready=ready,
             on_close=engine.close,
-            try_now=engine.try_handle,
+            try_now=functools.partial(engine.try_handle, encoded=True),
             max_connections=max_connections,
             max_buffered=max_buffered_mb * 1024 * 1024,
             request_timeout=request_timeout,

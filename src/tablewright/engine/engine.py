@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import legacy, ttl
+from .encoded import decoded
 from .errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -142,15 +143,23 @@ class Engine:
 
     # ---------------------------------------------------------------------------------------- dispatch
 
-    def handle(self, operation: str, request: Request | None = None) -> Response:
-        """Run one DynamoDB operation on a wire-shaped request and return the wire-shaped response."""
+    def handle(self, operation: str, request: Request | None = None, *, encoded: bool = False) -> Response:
+        """Run one DynamoDB operation on a wire-shaped request and return the wire-shaped response.
+
+        The response is plain Python structures (dicts, lists, strings, numbers, booleans), as
+        ``orjson.loads`` of DynamoDB's JSON answer would give. ``encoded=True`` is for protocol
+        adapters that write or parse the JSON themselves: a Query or Scan that neither filters nor
+        projects then answers ``Items`` as :class:`~tablewright.engine.encoded.EncodedItems`, the
+        stored items' JSON bytes as they are (``encoded.dumps`` writes them into a response unread,
+        ``encoded.decoded`` turns them into the plain list). Nothing else differs.
+        """
         function = OPERATIONS.get(operation)
         if function is None:
             raise UnknownOperationException(f"Unknown operation: {operation}")
         if self.read_only and operation in WRITE_OPERATIONS:
             raise self._refusal(operation)
         try:
-            return self._run(operation, function, {} if request is None else request)
+            response = self._run(operation, function, {} if request is None else request)
         except (DynamoDBError, WouldBlock):
             raise
         except RecursionError:
@@ -171,6 +180,7 @@ class Engine:
             ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
+        return response if encoded else decoded(response)
 
     def _run(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request
@@ -198,7 +208,9 @@ class Engine:
             f"Table definitions changed {_ATTEMPTS} times while {operation} ran; retry the request"
         )
 
-    def try_handle(self, operation: str, request: Request | None = None) -> Response:
+    def try_handle(
+        self, operation: str, request: Request | None = None, *, encoded: bool = False
+    ) -> Response:
         """:meth:`handle` without ever waiting for a lock: raise :class:`WouldBlock` instead.
 
         For an event loop, which must not wait: it runs requests here first and hands the ones that
@@ -207,7 +219,7 @@ class Engine:
         such as BatchExecuteStatement, may have committed part of itself before it would block).
         """
         self.store.never_wait()
-        return self.handle(operation, request)
+        return self.handle(operation, request, encoded=encoded)
 
     def __getattr__(self, name: str) -> Callable[[Request], Response]:
         operation = _SNAKE_TO_OPERATION.get(name)

@@ -589,21 +589,22 @@ class Store:
         where: str,
         params: tuple,
         order: str,
-    ) -> Iterator[tuple[bytes, bytes, bytes, bytes, int, bytes]]:
-        """Yield ``(pk, sk, table_pk, table_sk, size, item)`` rows in order.
+    ) -> sqlite3.Cursor:
+        """A cursor over ``(size, item)`` rows in order (only what a read uses: each column fetched
+        costs); close it when done if it may not have been read to the end.
 
         ``where`` and ``order`` speak of the columns ``x.h, x.pk, x.sk`` (for indexes also ``x.tpk, x.tsk``)
         of the table or index being read; the item itself always comes from the table.
         """
         if index is None:
-            sql = f"SELECT x.pk, x.sk, x.pk, x.sk, x.size, x.item FROM {meta.sql_name} AS x"
+            sql = f"SELECT x.size, x.item FROM {meta.sql_name} AS x"
         else:
             sql = (
-                f"SELECT x.pk, x.sk, x.tpk, x.tsk, x.size, t.item FROM {meta.index_sql_name(index)} AS x "
+                f"SELECT x.size, t.item FROM {meta.index_sql_name(index)} AS x "
                 f"JOIN {meta.sql_name} AS t ON t.h = x.th AND t.pk = x.tpk AND t.sk = x.tsk"
             )
         sql += f" WHERE {where} ORDER BY {order}"
-        yield from conn.execute(sql, params)
+        return conn.execute(sql, params)
 
     def collection_size(self, conn: sqlite3.Connection, meta: TableMeta, h: int, pk: bytes) -> int:
         """Bytes of one item collection: the items of a partition key plus their local index entries."""

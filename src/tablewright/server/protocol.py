@@ -20,6 +20,7 @@ from functools import cache
 import orjson
 from botocore.loaders import Loader
 
+from tablewright.engine import encoded
 from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException, WouldBlock
 from tablewright.server.content import decode_body
 from tablewright.server.errors import (
@@ -257,7 +258,8 @@ class DynamoDBProtocol:
             return internal_error_response(operation, error)
 
     def _success(self, operation: str, answer: dict) -> Response:
-        return _respond(200, b"" if operation in self.bodiless else orjson.dumps(answer))
+        # A handler called with encoded=True may answer items as stored JSON: written as they are.
+        return _respond(200, b"" if operation in self.bodiless else encoded.dumps(answer))
 
     @staticmethod
     def is_read(operation: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,10 +15,12 @@ from .. import expressions as ex
 from ..actions import Expressions
 from ..capacity import READ_UNIT, Consumed
 from ..catalog import IndexMeta, KeySchema, TableMeta, encode_component, encode_key_part, escape_component
+from ..encoded import EncodedItems
 from ..errors import ValidationException
 from ..expressions.nodes import PathExpr
 from ..expressions.resolve import Scope
 from ..types import encode_key, invalid, partition_hash, validate_item
+from . import query_plans
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -109,6 +112,22 @@ _COLUMNS = {
 }
 
 
+# ORDER BY of a query, by (reads an index, forward).
+_QUERY_ORDER = {
+    (index, forward): ", ".join(
+        c + ("" if forward else " DESC") for c in _COLUMNS["query"][index][0].split(", ")
+    )
+    for index in (False, True)
+    for forward in (False, True)
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _key_names(key: KeySchema) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The HASH and the RANGE attribute names of a key schema."""
+    return tuple(name for name, _ in key.hash_attributes), tuple(name for name, _ in key.range_attributes)
+
+
 def _source(engine: Engine, request: dict, operation: str) -> Source:
     table = require_table(engine, request["TableName"])
     index = table.index(request["IndexName"]) if "IndexName" in request else None
@@ -168,16 +187,49 @@ def _check_projected(index: IndexMeta, table: TableMeta, expressions: Expression
         raise invalid(f"Global secondary index {index.name} does not project [{', '.join(missing)}]")
 
 
-def _page(
-    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions
-) -> dict:
-    """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity."""
-    select = _select(source, request, expressions)
+def _passes_through(source: Source, select: str, expressions: Expressions) -> bool:
+    """Whether a read returns its stored items unchanged: no filter, no projection of any kind."""
+    if expressions.condition is not None or expressions.projection is not None:
+        return False
+    index = source.index
+    return index is None or index.projection == "ALL" or (index.kind == "LSI" and select in _FETCHING_SELECTS)
+
+
+def _last_key(source: Source, request: dict, item: dict) -> dict | None:
+    """The LastEvaluatedKey after ``item``; None after a query of a hash-only table, which has read
+    its one possible item (no page follows, and DynamoDB refuses a start key there)."""
+    hash_only_query = "KeyConditionExpression" in request and source.index is None
+    if hash_only_query and not source.key.range_attributes:
+        return None
+    return source.last_key(item)
+
+
+def _read_encoded(
+    source: Source, request: dict, rows: Iterator[tuple]
+) -> tuple[list[bytes], int, int, dict | None]:
+    """(stored items as they are, scanned, bytes read, last key): only the page's last item is decoded."""
+    limit = request.get("Limit")
+    items: list[bytes] = []
+    size_read = 0
+    last: dict | None = None
+    for size, raw in rows:
+        items.append(raw)
+        size_read += size
+        if (limit is not None and len(items) >= limit) or size_read >= PAGE_BYTES:
+            last = _last_key(source, request, orjson.loads(raw))
+            break
+    return items, len(items), size_read, last
+
+
+def _read_decoded(
+    source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions, select: str
+) -> tuple[list[dict], int, int, dict | None]:
+    """(items that pass the filter, scanned, bytes read, last key), each item decoded and checked."""
     limit = request.get("Limit")
     items: list[dict] = []
     scanned = size_read = 0
     last: dict | None = None
-    for _pk, _sk, _tpk, _tsk, size, raw in rows:
+    for size, raw in rows:
         item = orjson.loads(raw)
         if source.index is not None and not (source.index.kind == "LSI" and select in _FETCHING_SELECTS):
             # A GSI holds only its projection; an LSI fetches other attributes from the table when asked.
@@ -187,12 +239,26 @@ def _page(
         if expressions.check(item):
             items.append(item)
         if (limit is not None and scanned >= limit) or size_read >= PAGE_BYTES:
-            # A query of a hash-only table has read its one possible item: no page follows (and
-            # DynamoDB refuses a start key there).
-            hash_only_query = "KeyConditionExpression" in request and source.index is None
-            if not (hash_only_query and not source.key.range_attributes):
-                last = source.last_key(item)
+            last = _last_key(source, request, item)
             break
+    return items, scanned, size_read, last
+
+
+def _page(
+    engine: Engine, source: Source, request: dict, rows: Iterator[tuple], expressions: Expressions
+) -> dict:
+    """Read rows until Limit or 1 MB, filter, project, and build the response with its capacity.
+
+    A read that returns stored items unchanged (see :func:`_passes_through`) answers with them as
+    :class:`~tablewright.engine.encoded.EncodedItems`, never decoding them; ``Engine.handle``
+    decodes them for callers that did not ask for ``encoded=True``.
+    """
+    select = _select(source, request, expressions)
+    passes_through = _passes_through(source, select, expressions)
+    if passes_through:
+        items, scanned, size_read, last = _read_encoded(source, request, rows)
+    else:
+        items, scanned, size_read, last = _read_decoded(source, request, rows, expressions, select)
     consistent = bool(request.get("ConsistentRead"))
     units = max(1, math.ceil(size_read / READ_UNIT)) * (1.0 if consistent else 0.5)
     consumed = Consumed(source.table, "read")
@@ -202,9 +268,14 @@ def _page(
         consumed.table_units = units
     response: dict[str, Any] = {"Count": len(items), "ScannedCount": scanned}
     if select != "COUNT":
-        if expressions.projection is not None:
-            items = [ex.project(expressions.projection, item, expressions.names) for item in items]
-        response["Items"] = items
+        if passes_through:
+            response["Items"] = EncodedItems(items)
+        elif expressions.projection is not None:
+            response["Items"] = [
+                ex.project(expressions.projection, item, expressions.names) for item in items
+            ]
+        else:
+            response["Items"] = items
     if last is not None:
         response["LastEvaluatedKey"] = last
     rendered = consumed.render(request.get("ReturnConsumedCapacity"))
@@ -313,27 +384,47 @@ def _reject_key_filters(source: Source, expressions: Expressions) -> None:
             )
 
 
+def _read(
+    engine: Engine,
+    source: Source,
+    request: dict,
+    expressions: Expressions,
+    where: str,
+    params: tuple,
+    order: str,
+) -> dict:
+    """One page of rows as the response. A read is one SELECT, which SQLite runs on one snapshot (no
+    BEGIN/COMMIT needed); the rows are closed before the connection is let go, even after a page
+    ended early, so no statement stays open on it."""
+    with engine.store.read(single=True) as conn:
+        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
+        try:
+            return _page(engine, source, request, rows, expressions)
+        finally:
+            rows.close()
+
+
 def query(engine: Engine, request: dict) -> dict:
     source = _source(engine, request, "Query")
     if "KeyConditionExpression" not in request:
         raise ValidationException(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
         )
-    expressions = Expressions.parse(
-        request,
-        condition="FilterExpression",
-        projection="ProjectionExpression",
-        key_condition="KeyConditionExpression",
-    )
-    _reject_key_filters(source, expressions)
     key = source.key
-    condition = ex.resolve_key_conditions(
-        expressions.key_condition,
-        expressions.names,
-        expressions.values,
-        tuple(name for name, _ in key.hash_attributes),
-        tuple(name for name, _ in key.range_attributes),
-    )
+    hash_names, range_names = _key_names(key)
+    if "FilterExpression" in request:
+        expressions = Expressions.parse(
+            request,
+            condition="FilterExpression",
+            projection="ProjectionExpression",
+            key_condition="KeyConditionExpression",
+        )
+        _reject_key_filters(source, expressions)
+        condition = ex.resolve_key_conditions(
+            expressions.key_condition, expressions.names, expressions.values, hash_names, range_names
+        )
+    else:  # the same checks and answers, decided once per request shape
+        expressions, condition = query_plans.key_condition(request, hash_names, range_names)
     _check_types(key.hash_attributes, condition.hash_values)
     pk = encode_key_part(key.hash_attributes, condition.hash_values)
     where = "x.h = ? AND x.pk = ?"
@@ -349,12 +440,8 @@ def query(engine: Engine, request: dict) -> dict:
         clause, values = source.start_after(request["ExclusiveStartKey"], forward, "query", partition=pk)
         where += " AND " + clause
         params += values
-    columns = _COLUMNS["query"][source.index is not None][0]
-    direction = "" if forward else " DESC"
-    order = ", ".join(c + direction for c in columns.split(", "))
-    with engine.store.read() as conn:
-        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions)
+    order = _QUERY_ORDER[source.index is not None, bool(forward)]
+    return _read(engine, source, request, expressions, where, params, order)
 
 
 def scan(engine: Engine, request: dict) -> dict:
@@ -383,9 +470,7 @@ def scan(engine: Engine, request: dict) -> dict:
         where += " AND " + clause
         params += values
     order = _COLUMNS["scan"][source.index is not None][0]
-    with engine.store.read() as conn:
-        rows = engine.store.rows(conn, source.table, source.index, where, params, order)
-        return _page(engine, source, request, rows, expressions)
+    return _read(engine, source, request, expressions, where, params, order)
 
 
 OPERATIONS = {"Query": query, "Scan": scan}
