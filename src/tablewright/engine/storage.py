@@ -379,7 +379,8 @@ class Store:
                 return self.fetch(self.conn, meta, key)
             finally:
                 self._lock.release()
-        return self.fetch(self.conn, meta, key)
+        row = self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
+        return (orjson.loads(row[0]), row[1]) if row else None
 
     def put(
         self,

@@ -97,6 +97,14 @@ _CANONICAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
 
 def is_canonical_number(text: Any) -> bool:
     """Whether ``text`` is a valid DynamoDB number already in canonical form (the common case)."""
+    if (
+        text.__class__ is str
+        and text.isdigit()
+        and text.isascii()
+        and text[0] != "0"
+        and len(text) <= MAX_DIGITS
+    ):
+        return True  # a positive integer, the commonest number: no regular expression needed
     return (
         isinstance(text, str)
         and len(text) <= 40
@@ -462,6 +470,17 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
                 if is_canonical_number(payload):
                     out[name] = {"N": payload}
                     size += _canonical_number_size(payload)
+                    continue
+            payload = value.get("SS")
+            if payload.__class__ is list and payload:
+                # A set of ASCII strings without duplicates (anything else: the checked path's errors).
+                try:
+                    joined = "".join(payload)
+                except TypeError:
+                    joined = ""
+                if joined.isascii() and joined and len(set(payload)) == len(payload):
+                    out[name] = {"SS": list(payload)}
+                    size += len(joined)
                     continue
         out[name], value_size = validate_value_sized(value)
         size += value_size
