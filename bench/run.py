@@ -20,7 +20,7 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "benchmarks.md"
 # Module names in bench/, in the order their sections appear in docs/benchmarks.md.
-BENCHMARKS: list[str] = []
+BENCHMARKS: list[str] = ["engine_bench", "server_bench"]
 
 console = Console(stderr=True)
 
