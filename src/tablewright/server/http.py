@@ -68,9 +68,17 @@ MAX_PIPELINED = 16
 # At the connection cap with nothing idle, a request still arriving after this long (SDK requests
 # arrive within milliseconds) is cut off to make room: stalled clients cannot lock new ones out.
 STALLED = 1.0
-_REASONS = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
+_STATUS_LINES = {
+    status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus
+}
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
+
+# Decoded, lower-cased header names and decoded methods by their bytes: the same few on every
+# request. Bounded, so that a client sending ever-new names cannot grow them.
+_HEADER_NAMES: dict[bytes, str] = {}
+_METHODS: dict[bytes, str] = {}
+_KNOWN_NAMES = 256
 
 _date = (0, b"")
 
@@ -85,13 +93,19 @@ def _date_header() -> bytes:
 
 
 def _encode(response: Response, keep_alive: bool, extra: Sequence[tuple[str, str]] = ()) -> bytes:
-    head = [b"HTTP/1.1 %d %s\r\n" % (response.status, _REASONS.get(response.status, b"Unknown"))]
-    head.append(_date_header())
-    head += [f"{name}: {value}\r\n".encode("latin-1") for name, value in (*response.headers, *extra)]
-    head.append(b"Content-Length: %d\r\n" % len(response.body))
-    head.append(b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n")
-    head.append(response.body)
-    return b"".join(head)
+    status = _STATUS_LINES.get(response.status) or b"HTTP/1.1 %d Unknown\r\n" % response.status
+    pairs = (*response.headers, *extra) if extra else response.headers
+    fields = "".join([f"{name}: {value}\r\n" for name, value in pairs]).encode("latin-1")
+    return b"".join(
+        (
+            status,
+            _date_header(),
+            fields,
+            b"Content-Length: %d\r\n" % len(response.body),
+            b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n",
+            response.body,
+        )
+    )
 
 
 def _compressed(response: Response, coding: str | None) -> Response:
@@ -232,7 +246,11 @@ class _Connection(asyncio.Protocol):
             self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
         if self.closing:
             return
-        key = name.decode("latin-1").lower()
+        key = _HEADER_NAMES.get(name)
+        if key is None:
+            key = name.decode("latin-1").lower()
+            if len(_HEADER_NAMES) < _KNOWN_NAMES:
+                _HEADER_NAMES[name] = key
         text = value.decode("latin-1")
         if key == "accept-encoding" and self.accept_encoding is None:
             self.accept_encoding = text
@@ -252,7 +270,7 @@ class _Connection(asyncio.Protocol):
             self._too_large(length)
             return
         path, _, query = self.url.decode("latin-1").partition("?")
-        method = self.parser.get_method().decode("ascii")
+        method = self._method()
         try:
             # Authentication, target and content type from the headers alone: a refused client never
             # gets a body buffered.
@@ -287,7 +305,7 @@ class _Connection(asyncio.Protocol):
         body = b"".join(self.body)
         self.body = []
         keep_alive = self.parser.should_keep_alive()
-        method = self.parser.get_method().decode("ascii")
+        method = self._method()
         coding = negotiate(self.accept_encoding)
         cors = cors_headers(method, self.headers)
         what: Head | Response | Prepared | None = self.head
@@ -346,6 +364,15 @@ class _Connection(asyncio.Protocol):
                 self._arm(self.server.idle_timeout)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _method(self) -> str:
+        raw = self.parser.get_method()
+        method = _METHODS.get(raw)
+        if method is None:
+            method = raw.decode("ascii")
+            if len(_METHODS) < _KNOWN_NAMES:
+                _METHODS[raw] = method
+        return method
 
     def _update_reading(self) -> None:
         paused = self.write_blocked or len(self.queue) >= MAX_PIPELINED
