@@ -30,6 +30,7 @@ OPAQUE = frozenset({"AttributeValue"})
 NAME_OR_ARN = {"TableArn": "TableName"}
 
 _INT_RANGE = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+_PASSED_LIMIT = 4096  # strings remembered per member as valid (bounded: clients may send ever-new ones)
 
 
 def _plain_string(value: Any) -> bool:
@@ -143,7 +144,7 @@ def _member_check(
             inner(value, parent + seg, errors)
 
     elif kind == "string" and inner is None:
-        passed = rules.passed  # strings that passed these rules before (table names recur on every request)
+        passed: set[str] = set()  # strings that passed before (table names recur on every request)
 
         def check(value: Any, parent: str, seg: str, errors: list[Violation]) -> None:
             if value.__class__ is str and value in passed:
@@ -154,6 +155,8 @@ def _member_check(
             if failed:
                 path = parent + seg
                 errors.extend((value, path, text) for text in failed)
+            elif len(passed) < _PASSED_LIMIT:
+                passed.add(value)
 
     else:
 
