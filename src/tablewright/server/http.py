@@ -349,7 +349,9 @@ class _Connection(asyncio.Protocol):
     def _deliver(self, response: Response, keep_alive: bool, coding: str | None, cors: list) -> bool:
         """Write one answer; False when the connection closes after it."""
         keep_alive = keep_alive and not self.server.shutting_down
-        self.transport.write(_encode(_compressed(response, coding), keep_alive, cors))
+        if coding is not None:
+            response = _compressed(response, coding)
+        self.transport.write(_encode(response, keep_alive, cors))
         if not keep_alive:
             self.close()
             return False
