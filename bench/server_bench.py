@@ -190,7 +190,13 @@ class Wrk:
         return lambda: self.run(url, pid, operation, connections, seconds)
 
 
-def measure(names: list[str], rounds: int, seconds: float) -> tuple[dict, dict[str, int], dict, float]:
+def measure(
+    names: list[str],
+    rounds: int,
+    seconds: float,
+    concurrency: tuple[int, ...] = CONCURRENCY,
+    warm: bool = True,
+) -> tuple[dict, dict[str, int], dict, float]:
     """Seconds per request of every server in every cell, the servers of a cell interleaved.
 
     Returns the samples per cell, non-2xx answers per server, each server's median CPU seconds per
@@ -202,12 +208,12 @@ def measure(names: list[str], rounds: int, seconds: float) -> tuple[dict, dict[s
     with ExitStack() as stack:
         servers = {name: stack.enter_context(running(name, server_pin)) for name in names}
         for operation in OPERATIONS:
-            for connections in CONCURRENCY:
+            for connections in concurrency:
                 slices = {
                     name: wrk.slice(url, pid, operation, connections, seconds)
                     for name, (url, pid) in servers.items()
                 }
-                for url, pid in servers.values():  # a short unrecorded run each: connections, caches, JIT
+                for url, pid in servers.values() if warm else ():  # unrecorded: connections, caches, JIT
                     wrk.run(url, pid, operation, connections, 1)
                     wrk.cpu[url, operation, connections].clear()
                 samples[operation, connections] = interleave(slices, rounds, warmup=0)
@@ -231,12 +237,15 @@ def rate_cell(seconds: list[float]) -> str:
 
 
 def section(quick: bool, names: list[str] | None = None) -> Section:
-    """Run the server benchmark: 4 rounds of 2-second wrk slices per cell (``quick``: one of 1 s)."""
+    """Run the server benchmark: 4 rounds of 2-second wrk slices per cell (``quick``: one slice of
+    1 s per server, 16 connections only, no warm-up: checks that it runs)."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install -y wrk")
     names = names or [OURS, THEIRS]
     rounds, seconds = (1, 1) if quick else (4, 2)
-    samples, bad, cpu, busiest = measure(names, rounds, seconds)
+    samples, bad, cpu, busiest = measure(
+        names, rounds, seconds, concurrency=(16,) if quick else CONCURRENCY, warm=not quick
+    )
     others = [n for n in names if n != THEIRS]
     lines = [
         "| operation | connections | "
@@ -281,7 +290,12 @@ def section(quick: bool, names: list[str] | None = None) -> Section:
             "Each server in memory on 127.0.0.1; wrk (1 thread, keep-alive, `bench/server_wrk.lua`):",
             "GetItem of one key of a 1,000-item table, PutItem over 1,000 keys (~40-byte items), a Query",
             f"returning a 10-item partition. {pinning} The servers of a row alternate in slices of",
-            f"{seconds} s of wrk, {rounds} slice{'s' if rounds > 1 else ''} each after a 1-s warm-up; a rate",
+            f"{seconds} s of wrk, {rounds} slice{'s' if rounds > 1 else ''} each"
+            + (
+                " (quick: no warm-up, 16 connections only); a rate"
+                if quick
+                else " after a 1-s warm-up; a rate"
+            ),
             "cell is the median of the slices (interquartile range); a ratio is the median of the",
             "per-slice ratios with their spread, and a target is met when that median is. wrk used at",
             f"most {busiest:.0%} of its core in any run (100% would make it the bottleneck). Non-2xx",
@@ -299,7 +313,7 @@ def section(quick: bool, names: list[str] | None = None) -> Section:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one 1-s slice per server and cell")
+    parser.add_argument("--quick", action="store_true", help="one 1-s slice per server, 16 connections only")
     parser.add_argument(
         "--servers",
         nargs="*",
