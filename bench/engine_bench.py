@@ -242,7 +242,10 @@ def measure_backends(kinds: list[str], rounds: int, directory: Path) -> dict[str
                 kind: workload_slice(
                     call,
                     build,
-                    max(2, int(SLICE_CALLS[name] * SCALE["moto" if kind == "moto" else kind.split("-")[0]])),
+                    max(
+                        10 if name == "mixed" else 2,  # the mix needs 10 calls to hold one of each
+                        int(SLICE_CALLS[name] * SCALE["moto" if kind == "moto" else kind.split("-")[0]]),
+                    ),
                     f"{kind}{name[:3]}",
                 )
                 for kind, call in calls.items()
