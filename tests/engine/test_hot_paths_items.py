@@ -26,6 +26,7 @@ from tablewright.engine.validation import validate_request
 odd_strings = st.one_of(
     st.text(max_size=6),
     st.sampled_from(["", "a", "é", "\ud800", "0", "007", "12", "1" * 39, "١٢", "²"]),
+    st.sampled_from(["2.50", "3.0", "10.", "0.50", "-1.50", "1.500", "00.10", "-0.0", "5.0e1", ".50"]),
 )
 odd_payloads = st.one_of(
     odd_strings,

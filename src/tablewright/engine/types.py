@@ -471,6 +471,12 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
                     out[name] = {"N": payload}
                     size += _canonical_number_size(payload)
                     continue
+                if "." in payload and payload.endswith("0"):  # "2.50": normalize_number's own shortcut
+                    trimmed = payload.rstrip("0").rstrip(".")
+                    if is_canonical_number(trimmed):
+                        out[name] = {"N": trimmed}
+                        size += _canonical_number_size(trimmed)
+                        continue
             payload = value.get("SS")
             if payload.__class__ is list and payload:
                 # A set of ASCII strings without duplicates (anything else: the checked path's errors).
