@@ -62,7 +62,7 @@ def general_item(raw: dict) -> tuple[dict, int]:
     return out, size
 
 
-@given(st.dictionaries(st.sampled_from(["a", "bb", "é"]), odd_values, max_size=4))
+@given(st.dictionaries(st.sampled_from(["a", "bb", "é", "x" * 20_000, "é" * 20_000]), odd_values, max_size=4))
 def test_item_shortcuts_match_the_general_validation(raw: dict) -> None:
     assert outcome(validate_item_sized, raw) == outcome(general_item, raw)
 
