@@ -1,5 +1,5 @@
 -- wrk script for bench/server_bench.py: one DynamoDB operation per request, on keep-alive connections.
--- Usage: wrk -s bench/server_wrk.lua URL -- GetItem|PutItem
+-- Usage: wrk -s bench/server_wrk.lua URL -- GetItem|PutItem|Query
 local op = "GetItem"
 local counter = 0
 local headers = {
@@ -10,6 +10,9 @@ local headers = {
     .. "SignedHeaders=host;x-amz-date, Signature=0000",
   ["X-Amz-Date"] = "20240101T000000Z",
 }
+-- Query reads the whole of partition "q" of table "benchq": 10 items.
+local query = '{"TableName":"benchq","KeyConditionExpression":"pk = :p",'
+  .. '"ExpressionAttributeValues":{":p":{"S":"q"}}}'
 
 function init(args)
   op = args[1] or op
@@ -21,6 +24,8 @@ function request()
   local body
   if op == "PutItem" then
     body = string.format('{"TableName":"bench","Item":{"pk":{"S":"k%d"},"v":{"S":"value-%d"}}}', counter % 1000, counter)
+  elseif op == "Query" then
+    body = query
   else
     body = '{"TableName":"bench","Key":{"pk":{"S":"k0"}}}'
   end

@@ -386,10 +386,12 @@ class Store:
         if self.path is None:
             self._acquire()
             try:
-                return self.fetch(self.conn, meta, key)
+                row = self.conn.execute(meta.select_item_sql, key).fetchone()
             finally:
                 self._lock.release()
-        return self.fetch(self.conn, meta, key)
+        else:
+            row = self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
+        return (orjson.loads(row[0]), row[1]) if row else None
 
     def put(
         self,

@@ -26,6 +26,7 @@ SCALAR_KEY_TYPES = frozenset({"S", "N", "B"})
 MAX_ITEM_SIZE = 400 * 1024
 MAX_NESTING = 32
 MAX_NAME_BYTES = 65535  # attribute names are 1..65535 bytes of UTF-8
+_SHORT_NAME = MAX_NAME_BYTES // 4  # a name this long or shorter cannot be over MAX_NAME_BYTES in UTF-8
 MAX_DIGITS = 38
 MIN_EXPONENT = -130  # smallest magnitude 1E-130
 MAX_EXPONENT = 126  # largest magnitude 9.99...E+125 < 1E+126
@@ -97,6 +98,14 @@ _CANONICAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
 
 def is_canonical_number(text: Any) -> bool:
     """Whether ``text`` is a valid DynamoDB number already in canonical form (the common case)."""
+    if (
+        text.__class__ is str
+        and text.isdigit()
+        and text.isascii()
+        and text[0] != "0"
+        and len(text) <= MAX_DIGITS
+    ):
+        return True  # a positive integer, the commonest number: no regular expression needed
     return (
         isinstance(text, str)
         and len(text) <= 40
@@ -432,13 +441,16 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
     out: Item = {}
     size = 0
     for name, value in item.items():
-        if not isinstance(name, str) or not name:
-            raise invalid("Empty attribute name")
-        if len(name) > MAX_NAME_BYTES // 4 and _utf8(name) > MAX_NAME_BYTES:
-            raise invalid(
-                f"Attribute name is too long; it must be at most {MAX_NAME_BYTES} bytes: {name[:64]}..."
-            )
-        size += len(name) if name.isascii() else _utf8(name)
+        if name.__class__ is str and name.isascii() and 0 < len(name) <= _SHORT_NAME:
+            size += len(name)  # the common name, short and ASCII: none of the checks below can fail
+        else:
+            if not isinstance(name, str) or not name:
+                raise invalid("Empty attribute name")
+            if len(name) > _SHORT_NAME and _utf8(name) > MAX_NAME_BYTES:
+                raise invalid(
+                    f"Attribute name is too long; it must be at most {MAX_NAME_BYTES} bytes: {name[:64]}..."
+                )
+            size += len(name) if name.isascii() else _utf8(name)
         # Strings and canonical numbers are most attributes of most items: handled inline, they skip
         # three calls each; everything else (and every error) takes validate_value_sized.
         if value.__class__ is dict and len(value) == 1:
@@ -462,6 +474,23 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
                 if is_canonical_number(payload):
                     out[name] = {"N": payload}
                     size += _canonical_number_size(payload)
+                    continue
+                if "." in payload and payload.endswith("0"):  # "2.50": normalize_number's own shortcut
+                    trimmed = payload.rstrip("0").rstrip(".")
+                    if is_canonical_number(trimmed):
+                        out[name] = {"N": trimmed}
+                        size += _canonical_number_size(trimmed)
+                        continue
+            payload = value.get("SS")
+            if payload.__class__ is list and payload:
+                # A set of ASCII strings without duplicates (anything else: the checked path's errors).
+                try:
+                    joined = "".join(payload)
+                except TypeError:
+                    joined = ""
+                if joined.isascii() and joined and len(set(payload)) == len(payload):
+                    out[name] = {"SS": list(payload)}
+                    size += len(joined)
                     continue
         out[name], value_size = validate_value_sized(value)
         size += value_size

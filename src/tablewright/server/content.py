@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable
+from functools import lru_cache
 
 from tablewright.server.errors import InternalFailure, RequestEntityTooLarge
 
@@ -121,6 +122,7 @@ def _weight(parameters: str) -> float | None:
     return 1.0
 
 
+@lru_cache(maxsize=256)  # the same header on every request of a client
 def negotiate(accept_encoding: str | None) -> str | None:
     """The coding DynamoDB picks for ``Accept-Encoding`` (its first header line), or None.
 

@@ -28,6 +28,7 @@ import zlib
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from email.utils import formatdate
 from http import HTTPStatus
 
@@ -67,9 +68,17 @@ MAX_PIPELINED = 16
 # At the connection cap with nothing idle, a request still arriving after this long (SDK requests
 # arrive within milliseconds) is cut off to make room: stalled clients cannot lock new ones out.
 STALLED = 1.0
-_REASONS = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
+_STATUS_LINES = {
+    status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus
+}
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
+
+# Decoded, lower-cased header names and decoded methods by their bytes: the same few on every
+# request. Bounded, so that a client sending ever-new names cannot grow them.
+_HEADER_NAMES: dict[bytes, str] = {}
+_METHODS: dict[bytes, str] = {}
+_KNOWN_NAMES = 256
 
 _date = (0, b"")
 
@@ -84,13 +93,19 @@ def _date_header() -> bytes:
 
 
 def _encode(response: Response, keep_alive: bool, extra: Sequence[tuple[str, str]] = ()) -> bytes:
-    head = [b"HTTP/1.1 %d %s\r\n" % (response.status, _REASONS.get(response.status, b"Unknown"))]
-    head.append(_date_header())
-    head += [f"{name}: {value}\r\n".encode("latin-1") for name, value in (*response.headers, *extra)]
-    head.append(b"Content-Length: %d\r\n" % len(response.body))
-    head.append(b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n")
-    head.append(response.body)
-    return b"".join(head)
+    status = _STATUS_LINES.get(response.status) or b"HTTP/1.1 %d Unknown\r\n" % response.status
+    pairs = (*response.headers, *extra) if extra else response.headers
+    fields = "".join([f"{name}: {value}\r\n" for name, value in pairs]).encode("latin-1")
+    return b"".join(
+        (
+            status,
+            _date_header(),
+            fields,
+            b"Content-Length: %d\r\n" % len(response.body),
+            b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n",
+            response.body,
+        )
+    )
 
 
 def _compressed(response: Response, coding: str | None) -> Response:
@@ -104,6 +119,14 @@ def _compressed(response: Response, coding: str | None) -> Response:
     return Response(response.status, headers, body)
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A request checked and decoded on the event loop that must be answered on a worker thread."""
+
+    operation: str
+    request: dict
+
+
 class _Connection(asyncio.Protocol):
     """One client connection: feeds bytes to the parser and answers each complete request in order."""
 
@@ -112,6 +135,8 @@ class _Connection(asyncio.Protocol):
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = 0.0  # loop time the timer fires at
+        self.deadline: float | None = None  # loop time the connection times out at (see _arm)
         self.in_message = False  # a request has started arriving and is not complete yet
         self.closing = False
         self.url = b""
@@ -126,7 +151,7 @@ class _Connection(asyncio.Protocol):
         self.reserved = 0  # bytes of the global buffer budget this connection holds (queued bodies too)
         self.message_reserved = 0  # of which for the request arriving now
         # (what the head decided, body, keep-alive, response coding, CORS headers) per request
-        self.queue: deque[tuple[Head | Response, bytes, bool, str | None, list]] = deque()
+        self.queue: deque[tuple[Head | Response | Prepared, bytes, bool, str | None, list]] = deque()
         self.busy = False  # a request of this connection is being answered
         self.continue_pending = False
         self.write_blocked = False
@@ -155,6 +180,7 @@ class _Connection(asyncio.Protocol):
         self.closing = True
         if self.timer is not None:
             self.timer.cancel()
+            self.timer = None
         self.queue.clear()
         self._release(self.reserved)
         self.server.connections.discard(self)
@@ -215,17 +241,25 @@ class _Connection(asyncio.Protocol):
             self.fail(BadRequest(f"Request URL exceeds the limit of {MAX_REQUEST_LINE} bytes"))
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.header_size += len(name) + len(value) + 4  # with ": " and CRLF
-        if self.header_size > MAX_HEADERS and not self.closing:
-            self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
-        if self.closing:
+        # Runs for every header of every request: written for speed, checks unchanged.
+        size = self.header_size = self.header_size + len(name) + len(value) + 4  # with ": " and CRLF
+        if size > MAX_HEADERS or self.closing:
+            if not self.closing:
+                self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
             return
-        key = name.decode("latin-1").lower()
+        key = _HEADER_NAMES.get(name)
+        if key is None:
+            key = name.decode("latin-1").lower()
+            if len(_HEADER_NAMES) < _KNOWN_NAMES:
+                _HEADER_NAMES[name] = key
         text = value.decode("latin-1")
-        if key == "accept-encoding" and self.accept_encoding is None:
-            self.accept_encoding = text
-        # Repeated headers are joined with "," as HTTP and SigV4 canonicalisation both define.
-        self.headers[key] = f"{self.headers[key]},{text}" if key in self.headers else text
+        headers = self.headers
+        if key in headers:  # repeated headers are joined with "," as HTTP and SigV4 both define
+            headers[key] = f"{headers[key]},{text}"
+        else:
+            headers[key] = text
+            if key == "accept-encoding":  # its first line only, as DynamoDB reads it
+                self.accept_encoding = text
 
     def on_headers_complete(self) -> None:
         self.head_pending = False
@@ -240,7 +274,7 @@ class _Connection(asyncio.Protocol):
             self._too_large(length)
             return
         path, _, query = self.url.decode("latin-1").partition("?")
-        method = self.parser.get_method().decode("ascii")
+        method = self._method()
         try:
             # Authentication, target and content type from the headers alone: a refused client never
             # gets a body buffered.
@@ -271,14 +305,24 @@ class _Connection(asyncio.Protocol):
         if self.closing:
             return
         self.in_message = False
-        if self.timer is not None:
-            self.timer.cancel()
+        self._disarm()  # no timeout while the request is answered
         body = b"".join(self.body)
         self.body = []
         keep_alive = self.parser.should_keep_alive()
-        method = self.parser.get_method().decode("ascii")
+        method = self._method()
         coding = negotiate(self.accept_encoding)
-        self.queue.append((self.head, body, keep_alive, coding, cors_headers(method, self.headers)))
+        cors = cors_headers(method, self.headers)
+        what: Head | Response | Prepared | None = self.head
+        if not self.busy and not self.queue:
+            # Nothing ahead of it: answered here and now when no worker thread is needed (most
+            # requests), which spares the task and its scheduling; otherwise queued as it was prepared.
+            what = self.server.respond_now(self.head, body)
+            if isinstance(what, Response):
+                self._release(len(body))
+                if self._deliver(what, keep_alive, coding, cors):
+                    self._answered()
+                return
+        self.queue.append((what or self.head, body, keep_alive, coding, cors))
         self._update_reading()
         if not self.busy:
             self.busy = True
@@ -296,16 +340,28 @@ class _Connection(asyncio.Protocol):
                 del body
                 if self.closing:
                     return
-                keep_alive = keep_alive and not self.server.shutting_down
-                self.transport.write(_encode(_compressed(response, coding), keep_alive, cors))
-                if not keep_alive:
-                    self.close()
+                if not self._deliver(response, keep_alive, coding, cors):
                     return
-                if self.continue_pending and not self.queue:
-                    self.continue_pending = False
-                    self.transport.write(_CONTINUE)
         finally:
             self.busy = False
+        self._answered()
+
+    def _deliver(self, response: Response, keep_alive: bool, coding: str | None, cors: list) -> bool:
+        """Write one answer; False when the connection closes after it."""
+        keep_alive = keep_alive and not self.server.shutting_down
+        if coding is not None:
+            response = _compressed(response, coding)
+        self.transport.write(_encode(response, keep_alive, cors))
+        if not keep_alive:
+            self.close()
+            return False
+        if self.continue_pending and not self.queue:
+            self.continue_pending = False
+            self.transport.write(_CONTINUE)
+        return True
+
+    def _answered(self) -> None:
+        """Every request received is answered: close if the client or the server is done, else idle."""
         if not self.closing:
             self.idle_since = time.monotonic()
             if self.eof or (self.server.shutting_down and not self.in_message):
@@ -314,6 +370,15 @@ class _Connection(asyncio.Protocol):
                 self._arm(self.server.idle_timeout)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _method(self) -> str:
+        raw = self.parser.get_method()
+        method = _METHODS.get(raw)
+        if method is None:
+            method = raw.decode("ascii")
+            if len(_METHODS) < _KNOWN_NAMES:
+                _METHODS[raw] = method
+        return method
 
     def _update_reading(self) -> None:
         paused = self.write_blocked or len(self.queue) >= MAX_PIPELINED
@@ -363,6 +428,7 @@ class _Connection(asyncio.Protocol):
         self.body = []
         if self.timer is not None:
             self.timer.cancel()
+            self.timer = None
         method = self.parser.get_method().decode("ascii")  # a placeholder before the line is read
         self.transport.write(_encode(error_response(error), False, cors_headers(method, self.headers)))
         if self.transport.can_write_eof():
@@ -378,6 +444,7 @@ class _Connection(asyncio.Protocol):
         self.closing = True
         if self.timer is not None:
             self.timer.cancel()
+            self.timer = None
         self.transport.close()
 
     @property
@@ -386,9 +453,34 @@ class _Connection(asyncio.Protocol):
         return not self.busy and (self.closing or not self.in_message)
 
     def _arm(self, seconds: float) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-        self.timer = self.server.loop.call_later(seconds, self._timed_out)
+        """Time the connection out ``seconds`` from now (replacing the previous deadline).
+
+        Lazily: a timer already set to fire no later than the new deadline is kept, and when it
+        fires early it sets itself again for what remains. Requests on a keep-alive connection move
+        the deadline twice each (request timeout, then idle timeout); this keeps that to two float
+        stores instead of two timers created and cancelled per request.
+        """
+        loop = self.server.loop
+        self.deadline = deadline = loop.time() + seconds
+        if self.timer is None or self.timer_at > deadline:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer_at = deadline
+            self.timer = loop.call_at(deadline, self._timer_fired)
+
+    def _disarm(self) -> None:
+        """No deadline until the next :meth:`_arm` (a pending timer then fires to no effect)."""
+        self.deadline = None
+
+    def _timer_fired(self) -> None:
+        self.timer = None
+        if self.deadline is None or self.closing:
+            return
+        if self.server.loop.time() < self.deadline:  # moved on since this timer was set
+            self.timer_at = self.deadline
+            self.timer = self.server.loop.call_at(self.deadline, self._timer_fired)
+            return
+        self._timed_out()
 
     def _timed_out(self) -> None:
         if self.in_message:
@@ -437,10 +529,30 @@ class HttpServer:
         self._listener = await self.loop.create_server(lambda: _Connection(self), host, port, backlog=1024)
         return self._listener.sockets[0].getsockname()[:2]
 
-    async def respond(self, head: Head | Response, body: bytes) -> Response:
+    def respond_now(self, head: Head | Response, body: bytes) -> Response | Prepared | None:
+        """The response to a complete request if the event loop can give it without waiting (see
+        ``DynamoDBProtocol.call_now``); else the request checked and decoded, for a worker thread; or
+        None for a compressed body, which :meth:`respond` serves (its decompressed size counts
+        against the buffer budget while it is served)."""
+        if isinstance(head, Response):
+            return head
+        if "content-encoding" in head.headers:
+            return None
+        try:
+            operation, request = self.app.decode(head, body, self.max_body)
+        except DynamoDBError as error:
+            return error_response(error)
+        except Exception as error:  # noqa: BLE001 - a bug must cost one request, not the connection
+            return internal_error_response(head.operation, error)
+        response = self.app.call_now(operation, request)
+        return response if response is not None else Prepared(operation, request)
+
+    async def respond(self, head: Head | Response | Prepared, body: bytes) -> Response:
         """The response to one complete request; the engine call runs on a worker thread."""
         if isinstance(head, Response):
             return head
+        if isinstance(head, Prepared):
+            return await self._on_thread(head.operation, head.request)
         try:
             plain = self.app.unwrap(head, body, self.max_body)
         except DynamoDBError as error:
@@ -475,6 +587,10 @@ class HttpServer:
         response = self.app.call_now(operation, request)
         if response is not None:
             return response
+        return await self._on_thread(operation, request)
+
+    async def _on_thread(self, operation: str, request: dict) -> Response:
+        """Run the engine call on a worker thread: reads on the readers, writes on the one writer."""
         if self.app.is_read(operation):
             executor, deadline = self._readers, None
         else:

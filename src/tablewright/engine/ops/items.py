@@ -40,6 +40,13 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
 def put_item(engine: Engine, request: dict) -> dict:
     catalog_version = engine.store.catalog_version  # before the lookup: see Store.put_blind
     table = require_table(engine, request["TableName"])
+    if len(request) == 2 and not table.indexes and not table.stream_view_type:
+        # Only TableName and Item (both required, nulls already dropped): no condition, nothing to
+        # return, so nothing reads the replaced item; the checks below would all pass.
+        item, size = validate_item_sized(request["Item"])
+        encoded = table.encode_item_key(item, for_item=True)
+        engine.store.put_blind(table, catalog_version, encoded, item, table.check_item(item, size))
+        return {}
     returns = check_return_values("PutItem", request)
     item, size = validate_item_sized(request["Item"])
     encoded = table.encode_item_key(item, for_item=True)
@@ -117,6 +124,9 @@ def _returned(returns: str, action: Update, expressions: Expressions) -> dict | 
 
 def get_item(engine: Engine, request: dict) -> dict:
     table = require_table(engine, request["TableName"])
+    if len(request) == 2:  # only TableName and Key (both required): no projection, no capacity
+        row = engine.store.fetch_single(table, table.key_and_encoding(request["Key"])[1])
+        return {} if row is None else {"Item": row[0]}
     expressions = Expressions.parse(request, projection="ProjectionExpression")
     _, encoded = table.key_and_encoding(request["Key"])
     row = engine.store.fetch_single(table, encoded)

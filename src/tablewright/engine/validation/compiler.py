@@ -30,20 +30,35 @@ OPAQUE = frozenset({"AttributeValue"})
 NAME_OR_ARN = {"TableArn": "TableName"}
 
 _INT_RANGE = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+_PASSED_LIMIT = 4096  # strings remembered per member as valid (bounded: clients may send ever-new ones)
+
+
+def _plain_string(value: Any) -> bool:
+    """Whether ``value`` is ``{"S": str}`` or ``{"N": str}`` (a non-empty str): most attribute values
+    are, and their JSON types are right by construction, so :func:`check_wire_json` can skip them."""
+    return value.__class__ is dict and len(value) == 1 and (value.get("S") or value.get("N")).__class__ is str
 
 
 def _attribute_value_json(value: Any, path: str, errors: list[Violation]) -> None:
-    check_wire_json(value)
+    if not _plain_string(value):
+        check_wire_json(value)
 
 
 def _attribute_values_json(value: list[Any], path: str, errors: list[Violation]) -> None:
     for each in value:
-        check_wire_json(each)
+        if not _plain_string(each):
+            check_wire_json(each)
 
 
 def _attribute_map_json(value: dict[str, Any], path: str, errors: list[Violation]) -> None:
+    # The test of _plain_string written out: this loop runs over every attribute of every written item.
     for each in value.values():
-        check_wire_json(each)
+        if (
+            each.__class__ is not dict
+            or len(each) != 1
+            or (each.get("S") or each.get("N")).__class__ is not str
+        ):
+            check_wire_json(each)
 
 
 def _number(value: Any) -> bool:
@@ -127,6 +142,21 @@ def _member_check(
             if not type_ok(value):
                 raise _fail_type(kind, value, parent + seg)
             inner(value, parent + seg, errors)
+
+    elif kind == "string" and inner is None:
+        passed: set[str] = set()  # strings that passed before (table names recur on every request)
+
+        def check(value: Any, parent: str, seg: str, errors: list[Violation]) -> None:
+            if value.__class__ is str and value in passed:
+                return
+            if not type_ok(value):
+                raise _fail_type(kind, value, parent + seg)
+            failed = rules.failures(value)
+            if failed:
+                path = parent + seg
+                errors.extend((value, path, text) for text in failed)
+            elif len(passed) < _PASSED_LIMIT:
+                passed.add(value)
 
     else:
 
