@@ -510,30 +510,6 @@ def encode_number_key(text: str) -> bytes:
     return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + raw.translate(_INVERT_DIGITS) + b"\xff"
 
 
-def decode_key(data: bytes, kind: str) -> AttributeValue:
-    """Inverse of :func:`encode_key` for the key types."""
-    if kind == "S":
-        return {"S": data.decode("utf-8")}
-    if kind == "B":
-        return {"B": encode_binary(data)}
-    return {"N": format_number(decode_number_key(data))}
-
-
-def decode_number_key(data: bytes) -> Decimal:
-    if data == b"\x01":
-        return Decimal(0)
-    magnitude_raw = int.from_bytes(data[1:3], "big")
-    if data[0] == 2:
-        magnitude = magnitude_raw - 0x8000
-        digits = tuple(b - 0x30 for b in data[3:])
-        sign = 0
-    else:
-        magnitude = 0x8000 - magnitude_raw
-        digits = tuple(b - 0x30 for b in data[3:-1].translate(_INVERT_DIGITS))
-        sign = 1
-    return Decimal((sign, digits, magnitude - len(digits)))
-
-
 def partition_hash(partition_key: bytes) -> int:
     """A stable 32-bit hash of a partition key: the engine's scan order and parallel-scan segments."""
     return zlib.crc32(partition_key)
