@@ -1,6 +1,8 @@
-"""A number's size, byte-exact, as the write unit it costs (mutation testing, docs/mutation.md).
+"""A value's size, byte-exact, as the write unit it costs (mutation testing, docs/mutation.md).
 
-DynamoDB sizes a number by its significant digits, not by its text: leading and trailing zeros are
+DynamoDB sizes a string by its UTF-8 bytes, a binary by its raw bytes, a Boolean or null as one
+byte, a map or list as 3 bytes plus its members plus one byte per member, an attribute name by its
+UTF-8 bytes. It sizes a number by its significant digits, not by its text: leading and trailing zeros are
 trimmed, then one byte per two digits, plus one, plus one more when negative (at most 21 bytes for
 38 digits). A write costs one unit per started KB, so an item of exactly 1,024 bytes costs 1 unit
 and one of 1,025 bytes costs 2: padding the item to either side of that boundary shows the size
@@ -65,17 +67,18 @@ WRITE_UNIT = 1024
 FIXED = len("pk") + 1 + len("v") + len("t")
 
 
-def _put(client: Any, table: str, key: str, value: dict, pad: str) -> float:
-    item = {"pk": s(key), "v": value, "t": s(pad)}
+def _put(client: Any, table: str, key: str, value: dict, pad: str, name: str = "v") -> float:
+    item = {"pk": s(key), name: value, "t": s(pad)}
     response = client.put_item(TableName=table, Item=item, ReturnConsumedCapacity="TOTAL")
     return response["ConsumedCapacity"]["CapacityUnits"]
 
 
-def _update(client: Any, table: str, key: str, value: dict, pad: str) -> float:
+def _update(client: Any, table: str, key: str, value: dict, pad: str, name: str = "v") -> float:
     response = client.update_item(
         TableName=table,
         Key={"pk": s(key)},
-        UpdateExpression="SET v = :v, t = :pad",
+        UpdateExpression="SET #v = :v, t = :pad",
+        ExpressionAttributeNames={"#v": name},
         ExpressionAttributeValues={":v": value, ":pad": s(pad)},
         ReturnConsumedCapacity="TOTAL",
     )
@@ -131,3 +134,46 @@ def test_arithmetic_results_are_sized_as_stored(
             ReturnConsumedCapacity="TOTAL",
         )
         assert response["ConsumedCapacity"]["CapacityUnits"] == 1.0 + extra, (start, change, key)
+
+
+# name -> (attribute value, its size in bytes by DynamoDB's rules)
+VALUE_SIZES = {
+    "empty string": (s(""), 0),
+    "ascii string": (s("abc"), 3),
+    "accented string": (s("é"), 2),
+    "astral string": (s("𝄞"), 4),
+    "binary": ({"B": b"\x00\x01\xff"}, 3),
+    "empty binary": ({"B": b""}, 0),
+    "true": ({"BOOL": True}, 1),
+    "false": ({"BOOL": False}, 1),
+    "null": ({"NULL": True}, 1),
+    "empty map": ({"M": {}}, 3),
+    "empty list": ({"L": []}, 3),
+    "map": ({"M": {"é": s("xy"), "b": {"NULL": True}}}, 3 + (2 + 2 + 1) + (1 + 1 + 1)),
+    "list": ({"L": [s("xy"), {"BOOL": True}, {"N": "-12"}]}, 3 + (2 + 1) + (1 + 1) + (3 + 1)),
+    "nested": ({"M": {"l": {"L": [{"M": {}}]}}}, 3 + 1 + (3 + 3 + 1) + 1),
+    "string set": ({"SS": ["a", "bé"]}, 1 + 3),
+    "binary set": ({"BS": [b"a", b"bc"]}, 3),
+}
+
+
+@moto_differs("moto sizes some values by their text", strict=False)
+@pytest.mark.parametrize(("value", "size"), VALUE_SIZES.values(), ids=list(VALUE_SIZES))
+def test_a_value_costs_its_documented_size(client: Any, make_table: Any, value: dict, size: int) -> None:
+    table = make_table("hash_s")
+    padding = WRITE_UNIT - FIXED - size
+    for write, keys in ((_put, "ab"), (_update, "cd")):
+        at_boundary = write(client, table, keys[0], value, "x" * padding)
+        past_boundary = write(client, table, keys[1], value, "x" * (padding + 1))
+        assert (at_boundary, past_boundary) == (1.0, 2.0), write.__name__
+
+
+@moto_differs("moto sizes some values by their text", strict=False)
+@pytest.mark.parametrize("name", ["ü", "日本", "𝄞"])
+def test_an_attribute_name_costs_its_utf8_bytes(client: Any, make_table: Any, name: str) -> None:
+    table = make_table("hash_s")
+    padding = WRITE_UNIT - FIXED + len("v") - len(name.encode()) - 1  # the value: {"BOOL": true}
+    for write, keys in ((_put, "ab"), (_update, "cd")):
+        at_boundary = write(client, table, keys[0], {"BOOL": True}, "x" * padding, name)
+        past_boundary = write(client, table, keys[1], {"BOOL": True}, "x" * (padding + 1), name)
+        assert (at_boundary, past_boundary) == (1.0, 2.0), write.__name__
