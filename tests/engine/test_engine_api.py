@@ -126,3 +126,26 @@ def test_an_attribute_value_of_an_unknown_type_is_refused_by_name():
             engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
         assert info.value.code == "ValidationException"
         assert "unknown datatype" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"S": b"abc"}, "Invalid string value: b'abc'"),
+        ({"SS": ["a", b"b"]}, "Invalid string value: b'b'"),
+        ({"N": b"5"}, "The parameter cannot be converted to a numeric value: b'5'"),
+        ({"BOOL": b"x"}, "Invalid boolean value: b'x'"),
+        (
+            {"NULL": b"x"},
+            "One or more parameter values were invalid: Null attribute value types must have the value of true",
+        ),
+    ],
+    ids=["S", "SS member", "N", "BOOL", "NULL"],
+)
+def test_bytes_where_text_belongs_are_refused_in_process(value, message):
+    """Only an in-process caller can send bytes for a string, number or flag: a ValidationException
+    naming the value, never a crash (over the wire the deserializer refuses such JSON first)."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
+    assert (info.value.code, info.value.message) == ("ValidationException", message)

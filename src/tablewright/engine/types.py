@@ -265,10 +265,20 @@ def check_wire_json(value: Any, depth: int = 0) -> None:
 
 
 def _check_base64(text: str) -> None:
+    _strict_b64decode(text)
+
+
+def _strict_b64decode(text: str) -> bytes:
+    """Decode base64 as DynamoDB's deserializer does: the last character's unused bits must be zero
+    (``"YR=="`` is refused, where Python alone would read it as ``"YQ=="``)."""
     try:
-        base64.b64decode(text, validate=True)
+        data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise _base64_error(text) from None
+    # Only a padded last group has unused bits; valid base64 is ASCII.
+    if text.endswith("=") and base64.b64encode(data) != text.encode("ascii"):
+        raise SerializationException("Invalid last non-pad Base64 character dectected")
+    return data
 
 
 def _not_a_string(v: Any) -> SerializationException | None:
@@ -346,11 +356,7 @@ def _base64_error(text: str) -> SerializationException:
 
 def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
     if type(v) is str:
-        try:
-            data = base64.b64decode(v, validate=True)
-        except (binascii.Error, ValueError):
-            raise _base64_error(v) from None
-        return v, len(data)
+        return v, len(_strict_b64decode(v))
     error = _not_a_string(v) if not isinstance(v, bytes | bytearray) else None
     if error is not None:
         raise error
