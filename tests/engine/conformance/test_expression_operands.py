@@ -8,6 +8,7 @@ writes but not to the translation of legacy AttributeUpdates.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -203,3 +204,105 @@ def test_legacy_attribute_updates_are_not_held_to_the_expression_size_limit(clie
     item = client.get_item(TableName=table, Key={"pk": s("k")})["Item"]
     assert all(item[name] == {"SS": ["b"]} for name in names)
     assert item["add299"] == {"N": "1"}
+
+
+# --------------------------------------------------------------- request-time operand checks
+
+# condition -> (operator or function named in the error, the operand type it names)
+STATIC_ERRORS = {
+    "value on the left of <": (":ss < n", "<", "SS"),
+    "inside NOT": ("NOT (n < :ss)", "<", "SS"),
+    "left of OR": ("n < :ss OR n = :x", "<", "SS"),
+    "right of AND": ("n = :x AND n < :ss", "<", "SS"),
+    "BETWEEN operand": (":ss BETWEEN n AND n", "BETWEEN", "SS"),
+    "BETWEEN low bound": ("n BETWEEN :ss AND :x", "BETWEEN", "SS"),
+    "BETWEEN high bound": ("n BETWEEN n AND :ss", "BETWEEN", "SS"),
+    "size of a number, compared": ("n = size(:x)", "size", "N"),
+    "size of a number, first": ("size(:x) = n", "size", "N"),
+    "size of a number, BETWEEN": ("size(:x) BETWEEN n AND n", "size", "N"),
+    "size of a number, IN": ("n IN (:x, size(:x))", "size", "N"),
+    "begins_with a number, in OR": ("n = :x OR begins_with(s, :x)", "begins_with", "N"),
+}
+
+
+@MOTO
+@pytest.mark.parametrize(("condition", "operator", "kind"), STATIC_ERRORS.values(), ids=list(STATIC_ERRORS))
+def test_operand_types_are_checked_before_any_item_is_read(
+    client: Any, make_table: Any, condition: str, operator: str, kind: str
+) -> None:
+    """On an empty table: the check cannot depend on the item, and must not wait for one."""
+    table = make_table("hash_s")
+    values = {":ss": {"SS": ["a"]}, ":x": {"N": "5"}}
+    message = (
+        "Invalid ConditionExpression: Incorrect operand type for operator or function; "
+        f"operator or function: {operator}, operand type: {kind}"
+    )
+    with raises_dynamodb("ValidationException", message) as info:
+        client.put_item(
+            TableName=table,
+            Item={"pk": s("k")},
+            ConditionExpression=condition,
+            ExpressionAttributeValues={k: v for k, v in values.items() if re.search(rf"{k}\b", condition)},
+        )
+    assert info.value.response["Error"]["Message"] == message
+
+
+@MOTO
+def test_a_function_result_is_no_argument_of_another_function(client: Any, table: str) -> None:
+    message = (
+        "Invalid ConditionExpression: The function is not allowed to be used this way in an expression; "
+        "function: size"
+    )
+    with raises_dynamodb("ValidationException", message) as info:
+        _holds(client, table, "contains(size(word), :x)", {":x": {"N": "3"}})
+    assert info.value.response["Error"]["Message"] == message
+
+
+def test_a_function_may_follow_plus_in_set(client: Any, table: str) -> None:
+    item = _after_update_with(client, table, "SET n = :one + if_not_exists(n, :one)", {":one": {"N": "1"}})
+    assert item["n"] == {"N": "6"}
+
+
+def _after_update_with(client: Any, table: str, update: str, values: dict) -> dict:
+    response = client.update_item(
+        TableName=table,
+        Key={"pk": s("k")},
+        UpdateExpression=update,
+        ExpressionAttributeValues=values,
+        ReturnValues="ALL_NEW",
+    )
+    return response["Attributes"]
+
+
+def test_paths_sharing_two_elements_do_not_overlap(client: Any, table: str) -> None:
+    item = _after_update_with(client, table, "SET m.a.b = :x, m.a.e = :y", {":x": s("1"), ":y": s("2")})
+    assert item["m"]["M"]["a"] == {"M": {"b": s("1"), "c": s("y"), "e": s("2")}}
+
+
+@MOTO
+def test_an_overlap_after_an_unrelated_path_is_found(client: Any, table: str) -> None:
+    message = (
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one "
+        "of these paths; path one: [m, a], path two: [m, a, b]"
+    )
+    with raises_dynamodb("ValidationException", message) as info:
+        _after_update_with(client, table, "SET m.a = :x, n = :x, m.a.b = :x", {":x": s("1")})
+    assert info.value.response["Error"]["Message"] == message
+
+
+@MOTO
+@pytest.mark.parametrize(
+    ("shallow", "deep"),
+    [("(a = :x", "(" * 70 + "a = :x"), ("(a = :x))", "(" * 70 + "a = :x" + ")" * 71)],
+    ids=["unclosed", "one too many closed"],
+)
+def test_unbalanced_parentheses_nested_deeply_get_the_same_syntax_error(
+    client: Any, table: str, shallow: str, deep: str
+) -> None:
+    """Beyond 64 levels the engine judges parentheses without its recursive parser: same answer."""
+    messages = []
+    for condition in (shallow, deep):
+        with raises_dynamodb("ValidationException", "Syntax error") as info:
+            _holds(client, table, condition, {":x": s("1")})
+        messages.append(info.value.response["Error"]["Message"])
+    assert messages[0] == messages[1]
