@@ -135,12 +135,14 @@ def test_an_attribute_value_of_an_unknown_type_is_refused_by_name():
         ({"SS": ["a", b"b"]}, "Invalid string value: b'b'"),
         ({"N": b"5"}, "The parameter cannot be converted to a numeric value: b'5'"),
         ({"BOOL": b"x"}, "Invalid boolean value: b'x'"),
+        ({"M": b"x"}, "Invalid map value: expected an object"),
+        ({"L": b"x"}, "Invalid list value: expected an array"),
         (
             {"NULL": b"x"},
             "One or more parameter values were invalid: Null attribute value types must have the value of true",
         ),
     ],
-    ids=["S", "SS member", "N", "BOOL", "NULL"],
+    ids=["S", "SS member", "N", "BOOL", "M", "L", "NULL"],
 )
 def test_bytes_where_text_belongs_are_refused_in_process(value, message):
     """Only an in-process caller can send bytes for a string, number or flag: a ValidationException

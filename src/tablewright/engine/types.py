@@ -260,7 +260,7 @@ def check_wire_json(value: Any, depth: int = 0) -> None:
             error = _wrong_json(payload, "Map")
             if error is not None:
                 raise error
-            for each in (payload or {}).values():
+            for each in payload.values() if type(payload) is dict else ():  # else: _map's error
                 check_wire_json(each, depth + 1)
 
 

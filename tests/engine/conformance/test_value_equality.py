@@ -112,3 +112,35 @@ def test_null_must_be_true(client: Any, table: str, where: str) -> None:
     with raises_dynamodb("ValidationException", message) as info:
         client.put_item(TableName=table, Item={"pk": s("k"), "z": wrapped})
     assert info.value.response["Error"]["Message"] == message
+
+
+def _nested(levels: int) -> dict:
+    value: dict = s("x")
+    for _ in range(levels):
+        value = {"L": [value]}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("levels", "accepted"), [(31, True), pytest.param(32, False, marks=MOTO)], ids=["31 lists", "32 lists"]
+)
+def test_an_expression_value_nests_as_deep_as_an_item_attribute(
+    client: Any, table: str, levels: int, accepted: bool
+) -> None:
+    """SET a = :v stores :v as a top-level attribute: the item's nesting limit applies, no less."""
+    for write in ("put", "update"):
+        try:
+            if write == "put":
+                client.put_item(TableName=table, Item={"pk": s("k"), "a": _nested(levels)})
+            else:
+                client.update_item(
+                    TableName=table,
+                    Key={"pk": s("k")},
+                    UpdateExpression="SET a = :v",
+                    ExpressionAttributeValues={":v": _nested(levels)},
+                )
+        except client.exceptions.ClientError as error:
+            assert not accepted, f"{write}: {error}"
+            assert "Nesting Levels have exceeded supported limits" in error.response["Error"]["Message"]
+        else:
+            assert accepted, f"{write} accepted {levels} levels"
