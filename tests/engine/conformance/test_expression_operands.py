@@ -71,6 +71,7 @@ def test_size_is_an_operand_of_between_and_in(client: Any, table: str) -> None:
     three = {":three": {"N": "3"}}
     assert _holds(client, table, "size(word) BETWEEN :three AND n", three)
     assert _holds(client, table, "n BETWEEN size(l) AND hi")
+    assert _holds(client, table, "lo BETWEEN :zero AND size(l)", {":zero": {"N": "0"}})
     assert _holds(client, table, "size(l) IN (n, :three)", three)
     assert _holds(client, table, ":three IN (size(word), n)", three)
     assert not _holds(client, table, "n IN (size(word), size(l))")
@@ -153,6 +154,20 @@ def test_key_condition_errors_in_dynamodbs_words(
     values = {k: s(k[1:]) for k in (":a", ":b", ":c") if k in condition}
     with raises_dynamodb("ValidationException", message) as info:
         client.query(TableName=table, KeyConditionExpression=condition, ExpressionAttributeValues=values)
+    assert info.value.response["Error"]["Message"] == message
+
+
+@MOTO
+def test_an_undefined_name_in_a_key_condition_is_named(client: Any, make_table: Any) -> None:
+    table = make_table("hash_range_s")
+    message = (
+        "Invalid KeyConditionExpression: An expression attribute name used in the document path is not "
+        "defined; attribute name: #k"
+    )
+    with raises_dynamodb("ValidationException", message) as info:
+        client.query(
+            TableName=table, KeyConditionExpression="#k = :a", ExpressionAttributeValues={":a": s("a")}
+        )
     assert info.value.response["Error"]["Message"] == message
 
 
