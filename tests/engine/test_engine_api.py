@@ -151,3 +151,15 @@ def test_bytes_where_text_belongs_are_refused_in_process(value, message):
     with pytest.raises(DynamoDBError) as info:
         engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
     assert (info.value.code, info.value.message) == ("ValidationException", message)
+
+
+def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
+    """Only raw JSON (or an in-process caller) can send such text: botocore encodes bytes itself."""
+    engine = _table_of_strings()
+    for value in ({"B": "YR=="}, {"BS": ["+/+="]}):
+        with pytest.raises(DynamoDBError) as info:
+            engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": value}})
+        assert (info.value.code, info.value.message) == (
+            "SerializationException",
+            "Invalid last non-pad Base64 character dectected",
+        )

@@ -144,3 +144,33 @@ def test_an_expression_value_nests_as_deep_as_an_item_attribute(
             assert "Nesting Levels have exceeded supported limits" in error.response["Error"]["Message"]
         else:
             assert accepted, f"{write} accepted {levels} levels"
+
+
+@pytest.mark.parametrize(
+    ("number", "message"),
+    [
+        pytest.param(
+            "1E-131",
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range",
+            marks=MOTO,
+        ),
+        pytest.param("1" * 39, "Attempting to store more than 38 significant digits in a Number", marks=MOTO),
+        (" 5", "The parameter cannot be converted to a numeric value:  5"),
+        ("5 ", "The parameter cannot be converted to a numeric value: 5 "),
+    ],
+    ids=["underflow", "39 digits", "leading blank", "trailing blank"],
+)
+def test_numbers_dynamodb_cannot_store_are_refused_in_its_words(
+    client: Any, table: str, number: str, message: str
+) -> None:
+    with raises_dynamodb("ValidationException", message) as info:
+        client.put_item(TableName=table, Item={"pk": s("k"), "x": {"N": number}})
+    assert info.value.response["Error"]["Message"] == message
+
+
+@MOTO
+def test_a_set_with_duplicates_is_refused_naming_its_members(client: Any, table: str) -> None:
+    message = "One or more parameter values were invalid: Input collection [a, b, a] contains duplicates."
+    with raises_dynamodb("ValidationException", message) as info:
+        client.put_item(TableName=table, Item={"pk": s("k"), "x": {"SS": ["a", "b", "a"]}})
+    assert info.value.response["Error"]["Message"] == message
