@@ -149,10 +149,9 @@ def test_an_expression_value_nests_as_deep_as_an_item_attribute(
 @pytest.mark.parametrize(
     ("number", "message"),
     [
-        pytest.param(
+        (
             "1E-131",
             "Number underflow. Attempting to store a number with magnitude smaller than supported range",
-            marks=MOTO,
         ),
         pytest.param("1" * 39, "Attempting to store more than 38 significant digits in a Number", marks=MOTO),
         (" 5", "The parameter cannot be converted to a numeric value:  5"),
