@@ -92,3 +92,74 @@ def test_engine_of_returns_the_engine_behind_a_client():
     assert tablewright.engine_of(client).list_tables({}) == {"TableNames": ["things"]}
     with pytest.raises(ValueError):
         tablewright.engine_of(object())
+
+
+def _table_of_strings() -> Engine:
+    engine = Engine()
+    engine.handle(
+        "CreateTable",
+        {
+            "TableName": "values",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        },
+    )
+    return engine
+
+
+def test_raw_bytes_from_an_in_process_caller_are_stored_as_base64():
+    """The wire carries binaries as base64; an in-process caller may hand the engine bytes instead."""
+    engine = _table_of_strings()
+    item = {"pk": {"S": "k"}, "b": {"B": b"\x00\xffab"}, "bs": {"BS": [bytearray(b"x"), b"yz"]}}
+    engine.handle("PutItem", {"TableName": "values", "Item": item})
+    stored = engine.handle("GetItem", {"TableName": "values", "Key": {"pk": {"S": "k"}}})["Item"]
+    assert stored["b"] == {"B": "AP9hYg=="}
+    assert stored["bs"] == {"BS": ["eA==", "eXo="]}
+
+
+def test_an_attribute_value_of_an_unknown_type_is_refused_by_name():
+    """botocore refuses to send one; over raw HTTP or in process it is a ValidationException, not a crash."""
+    engine = _table_of_strings()
+    for value in ({"X": "1"}, {"L": [{"Q": True}]}):
+        with pytest.raises(DynamoDBError) as info:
+            engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
+        assert info.value.code == "ValidationException"
+        assert "unknown datatype" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"S": b"abc"}, "Invalid string value: b'abc'"),
+        ({"SS": ["a", b"b"]}, "Invalid string value: b'b'"),
+        ({"N": b"5"}, "The parameter cannot be converted to a numeric value: b'5'"),
+        ({"BOOL": b"x"}, "Invalid boolean value: b'x'"),
+        ({"M": b"x"}, "Invalid map value: expected an object"),
+        ({"L": b"x"}, "Invalid list value: expected an array"),
+        (
+            {"NULL": b"x"},
+            "One or more parameter values were invalid: Null attribute value types must have the value of true",
+        ),
+    ],
+    ids=["S", "SS member", "N", "BOOL", "M", "L", "NULL"],
+)
+def test_bytes_where_text_belongs_are_refused_in_process(value, message):
+    """Only an in-process caller can send bytes for a string, number or flag: a ValidationException
+    naming the value, never a crash (over the wire the deserializer refuses such JSON first)."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
+    assert (info.value.code, info.value.message) == ("ValidationException", message)
+
+
+def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
+    """Only raw JSON (or an in-process caller) can send such text: botocore encodes bytes itself."""
+    engine = _table_of_strings()
+    for value in ({"B": "YR=="}, {"BS": ["+/+="]}):
+        with pytest.raises(DynamoDBError) as info:
+            engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": value}})
+        assert (info.value.code, info.value.message) == (
+            "SerializationException",
+            "Invalid last non-pad Base64 character dectected",
+        )

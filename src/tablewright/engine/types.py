@@ -269,15 +269,25 @@ def check_wire_json(value: Any, depth: int = 0) -> None:
             error = _wrong_json(payload, "Map")
             if error is not None:
                 raise error
-            for each in (payload or {}).values():
+            for each in payload.values() if type(payload) is dict else ():  # else: _map's error
                 check_wire_json(each, depth + 1)
 
 
 def _check_base64(text: str) -> None:
+    _strict_b64decode(text)
+
+
+def _strict_b64decode(text: str) -> bytes:
+    """Decode base64 as DynamoDB's deserializer does: the last character's unused bits must be zero
+    (``"YR=="`` is refused, where Python alone would read it as ``"YQ=="``)."""
     try:
-        base64.b64decode(text, validate=True)
+        data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise _base64_error(text) from None
+    # Only a padded last group has unused bits; valid base64 is ASCII.
+    if text.endswith("=") and base64.b64encode(data) != text.encode("ascii"):
+        raise SerializationException("Invalid last non-pad Base64 character dectected")
+    return data
 
 
 def _not_a_string(v: Any) -> SerializationException | None:
@@ -355,11 +365,7 @@ def _base64_error(text: str) -> SerializationException:
 
 def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
     if type(v) is str:
-        try:
-            data = base64.b64decode(v, validate=True)
-        except (binascii.Error, ValueError):
-            raise _base64_error(v) from None
-        return v, len(data)
+        return v, len(_strict_b64decode(v))
     error = _not_a_string(v) if not isinstance(v, bytes | bytearray) else None
     if error is not None:
         raise error
@@ -598,30 +604,6 @@ def encode_number_key(text: str) -> bytes:
         return b"\x02" + (0x8000 + magnitude).to_bytes(2, "big") + raw
     # Negative: invert everything, and end with 0xFF so that a longer (more negative) mantissa sorts first.
     return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + raw.translate(_INVERT_DIGITS) + b"\xff"
-
-
-def decode_key(data: bytes, kind: str) -> AttributeValue:
-    """Inverse of :func:`encode_key` for the key types."""
-    if kind == "S":
-        return {"S": data.decode("utf-8")}
-    if kind == "B":
-        return {"B": encode_binary(data)}
-    return {"N": format_number(decode_number_key(data))}
-
-
-def decode_number_key(data: bytes) -> Decimal:
-    if data == b"\x01":
-        return Decimal(0)
-    magnitude_raw = int.from_bytes(data[1:3], "big")
-    if data[0] == 2:
-        magnitude = magnitude_raw - 0x8000
-        digits = tuple(b - 0x30 for b in data[3:])
-        sign = 0
-    else:
-        magnitude = 0x8000 - magnitude_raw
-        digits = tuple(b - 0x30 for b in data[3:-1].translate(_INVERT_DIGITS))
-        sign = 1
-    return Decimal((sign, digits, magnitude - len(digits)))
 
 
 def partition_hash(partition_key: bytes) -> int:
