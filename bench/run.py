@@ -20,7 +20,14 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "benchmarks.md"
 # Module names in bench/, in the order their sections appear in docs/benchmarks.md.
-BENCHMARKS: list[str] = ["writers_bench", "sensor_api_bench", "bulk_bench", "results_bench", "engine_bench", "server_bench"]
+BENCHMARKS: list[str] = [
+    "writers_bench",
+    "sensor_api_bench",
+    "bulk_bench",
+    "results_bench",
+    "engine_bench",
+    "server_bench",
+]
 
 console = Console(stderr=True)
 
