@@ -172,6 +172,31 @@ def test_header_that_never_ends_is_refused_without_waiting_for_it(served):
     assert b"Request headers exceed the limit of 16384 bytes" in answer
 
 
+def test_a_pipelined_chunk_with_large_bodies_is_not_counted_as_head(served):
+    # A client pipelining faster than the server reads hands over chunks that finish one request
+    # (body and all) and begin the next one's head: only head bytes count against the 16 KB limit.
+    def frame(key: str, pad: int) -> bytes:
+        body = json.dumps({"TableName": TABLE, "Item": {"pk": {"S": key}, "pad": {"S": "p" * pad}}}).encode()
+        head = "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+        head += f"Content-Type: application/x-amz-json-1.0\r\nContent-Length: {len(body)}\r\n\r\n"
+        return head.encode() + body
+
+    first, second = frame("big", 40_000), frame("next", 10)
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(first[:20])  # the first head is unfinished when the next chunk arrives
+        time.sleep(0.1)
+        sock.sendall(first[20:] + second[:30])  # ends inside the second request's head
+        time.sleep(0.1)
+        sock.sendall(second[30:])
+        answers = b""
+        while answers.count(b"HTTP/1.1 ") < 2:
+            chunk = sock.recv(65536)
+            assert chunk, f"connection closed after {answers!r}"
+            answers += chunk
+    assert answers.count(b"HTTP/1.1 200 ") == 2, answers
+    assert stored(served, "big") and stored(served, "next")
+
+
 # -- gap 37: Date --------------------------------------------------------------------------------
 
 

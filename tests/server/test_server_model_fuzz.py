@@ -108,11 +108,20 @@ def test_no_hostile_field_gets_a_5xx(served):
         statuses: Counter[int] = Counter()
         server_errors: list[tuple[str, bytes]] = []
         read = 0
+        last = b""
         while not (sent.is_set() and read == len(labels)):
             if read >= len(labels):
                 time.sleep(0.001)
                 continue
-            status, payload = answers.next()
+            try:
+                status, payload = answers.next()
+            except AssertionError as error:  # say what came before, and what the server logged
+                time.sleep(1)  # its log is read on a thread
+                raise AssertionError(
+                    f"{error} after {read} answers (next: {labels[read]!r}; last: {last[:300]!r}); {statuses}; "
+                    f"server exit status {served.process.poll()}; server log: {served.log()[-2000:]}"
+                ) from None
+            last = payload
             label = labels[read]
             read += 1
             if label == _SETUP:

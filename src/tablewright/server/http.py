@@ -145,6 +145,7 @@ class _Connection(asyncio.Protocol):
         self.header_size = 0
         self.head_pending = False  # the request arriving has not finished its headers yet
         self.head_received = 0  # bytes received while its head was unfinished, after its first read
+        self.messages_begun = 0  # tells data_received whether a chunk ended inside the head it began in
         self.body: list[bytes] = []
         self.size = 0
         self.head: Head | Response | None = None
@@ -192,9 +193,12 @@ class _Connection(asyncio.Protocol):
         # httptools hands over a header only once it is complete, so a header that never ends is
         # caught by counting what arrives while a request's head is still unfinished.
         in_head = self.in_message and self.head_pending
+        begun = self.messages_begun
         try:
             self.parser.feed_data(data)
-            if in_head and self.head_pending and not self.closing:
+            # Only a chunk that began and ended inside one head counts whole: a pipelined chunk that
+            # finished earlier requests holds their bodies too, which are not head bytes.
+            if in_head and self.head_pending and not self.closing and self.messages_begun == begun:
                 self.head_received += len(data)
                 if self.head_received > MAX_REQUEST_LINE + MAX_HEADERS:
                     self.fail(BadRequest(f"Request headers exceed the limit of {MAX_HEADERS} bytes"))
@@ -230,6 +234,7 @@ class _Connection(asyncio.Protocol):
         self.accept_encoding = None
         self.head_pending = True
         self.head_received = 0
+        self.messages_begun += 1
         self.head = None
         self.message_reserved = 0
         self.message_started = time.monotonic()
