@@ -72,11 +72,14 @@ def test_killed_run_resumes_to_the_same_result(
     recorded = json.loads(state.read_text())["steps"]
     assert recorded["create_table:evse-events"]["status"] == "done"
     assert recorded["events"].get("status") != "done"
-    if kill_at < 75:  # before the first page of any of the 3 segments was written: no checkpoint yet
-        assert not recorded["events"].get("cursors")
-    elif kill_at < 598:  # at most 3 pages (75 items) are in flight: the others are checkpointed
-        cursors = recorded["events"]["cursors"].values()
-        assert sum(c["written"] for c in cursors) >= kill_at - 75 and not all(c["done"] for c in cursors)
+    if kill_at < 598:
+        # The 3 segments run side by side, so which pages were written by the kill depends on the
+        # scheduler; what holds whatever it did: a checkpoint never claims more items than were
+        # transformed, at most 3 pages (75 items) are in flight, and the copy is not complete.
+        cursors = list((recorded["events"].get("cursors") or {}).values())
+        written = sum(c["written"] for c in cursors)
+        assert max(0, kill_at - 75) <= written <= kill_at
+        assert not cursors or not all(c["done"] for c in cursors)
     else:  # killed during verification: the copy was complete
         assert recorded["events"]["status"] == "copied"
 
