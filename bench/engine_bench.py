@@ -37,44 +37,16 @@ import orjson
 from measure import Section, Slice, Spread, Target, interleave, ratios
 from rich.console import Console
 from rich.progress import Progress
+from workload import DEFINITION, TABLE, item, key
 
 import tablewright
 from tablewright.client import RESPONDER_ID
 from tablewright.engine import Engine
 
 Call = Callable[[str, dict[str, Any]], Any]
-TABLE = "bench"
 QUERY_PARTITION = 10_000  # items in the partition a Query reads 10 of
 GET_ITEMS = 2_000
 console = Console(stderr=True)
-
-DEFINITION = {
-    "TableName": TABLE,
-    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-    "AttributeDefinitions": [
-        {"AttributeName": "pk", "AttributeType": "S"},
-        {"AttributeName": "sk", "AttributeType": "N"},
-    ],
-    "BillingMode": "PAY_PER_REQUEST",
-}
-
-
-def item(pk: str, sk: int) -> dict[str, Any]:
-    """A ~200-byte item of the usual shape: strings, numbers, a set."""
-    return {
-        "pk": {"S": pk},
-        "sk": {"N": str(sk)},
-        "name": {"S": f"user {pk} {sk}"},
-        "email": {"S": f"user{sk}@example.com"},
-        "age": {"N": str(20 + sk % 50)},
-        "score": {"N": f"{sk * 1.25:.2f}"},
-        "tags": {"SS": ["a", "b", f"t{sk % 7}"]},
-        "bio": {"S": "x" * 80},
-    }
-
-
-def key(pk: str, sk: int) -> dict[str, Any]:
-    return {"pk": {"S": pk}, "sk": {"N": str(sk)}}
 
 
 # ----------------------------------------------------------------------------------------- workloads

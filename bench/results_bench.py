@@ -33,38 +33,15 @@ import orjson
 from botocore import xform_name
 from botocore.awsrequest import AWSResponse
 from measure import Section, Spread, Target, interleave, machine, per_op, ratios
+from workload import DEFINITION, TABLE, item
 
 import tablewright
 from tablewright.client import RESPONDER_ID
 from tablewright.engine import Engine
 
-TABLE = "bench"
 SCAN_ITEMS = 3_000
 QUERY_PARTITION = 1_000  # items in the partition a Query reads 10 of
 GET_ITEMS = 1_000
-DEFINITION = {
-    "TableName": TABLE,
-    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-    "AttributeDefinitions": [
-        {"AttributeName": "pk", "AttributeType": "S"},
-        {"AttributeName": "sk", "AttributeType": "N"},
-    ],
-    "BillingMode": "PAY_PER_REQUEST",
-}
-
-
-def item(pk: str, sk: int) -> dict[str, Any]:
-    """A ~200-byte item of the usual shape: strings, numbers, a set."""
-    return {
-        "pk": {"S": pk},
-        "sk": {"N": str(sk)},
-        "name": {"S": f"user {pk} {sk}"},
-        "email": {"S": f"user{sk}@example.com"},
-        "age": {"N": str(20 + sk % 50)},
-        "score": {"N": f"{sk * 1.25:.2f}"},
-        "tags": {"SS": ["a", "b", f"t{sk % 7}"]},
-        "bio": {"S": "x" * 80},
-    }
 
 
 def load(engine: Engine, items: Iterator[dict[str, Any]]) -> None:
