@@ -37,6 +37,13 @@ SLOW = (
     "tests/export/test_pipelines_export.py::test_terraform_parses_and_validates",
     "tests/examples/test_evse_system.py::test_the_commands_run_a_simulated_day_end_to_end",  # processes
     "tests/examples/test_woms_jobs.py::test_concurrent_vendor_syncs",  # three sync processes and a server
+    "tests/engine/test_client_answers.py",  # hypothesis: the in-process decoding against botocore's parser
+    "tests/engine/test_bulk_differential.py",  # hypothesis: fast write paths against the general path
+    "tests/engine/test_encoded_results.py::test_pass_through_answers_like",  # hypothesis over every index kind
+    "tests/engine/test_write_gate.py::test_eight_processes",  # contending processes
+    "tests/engine/test_write_gate.py::test_lock_timeout_at_the_gate",  # waits out a lock timeout
+    "tests/server/test_server_deadlines.py::test_requests_spread_over_both_timeouts",  # waits out timeouts
+    "tests/server/test_server_locking.py::test_reads_are_served_while_a_write_waits",  # waits out a lock
 )
 
 
