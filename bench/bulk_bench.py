@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 from measure import Section, Spread, Target, machine, ratios
+from workload import item as workload_item
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -37,17 +38,8 @@ TARGET_RATIO = 1.5  # issue 17: 1M items in at most 1.5x raw sqlite3's time
 
 
 def item(number: int) -> dict[str, Any]:
-    """A ~200-byte item of the usual shape: strings, numbers (one with a trailing zero), a set."""
-    return {
-        "pk": {"S": f"user#{number // 10}"},
-        "sk": {"N": str(number)},
-        "name": {"S": f"user {number}"},
-        "email": {"S": f"user{number}@example.com"},
-        "age": {"N": str(20 + number % 50)},
-        "score": {"N": f"{number * 1.25:.2f}"},
-        "tags": {"SS": ["a", "b", f"t{number % 7}"]},
-        "bio": {"S": "x" * 80},
-    }
+    """The benchmarks' usual ~200-byte item (bench/workload.py), ten to a partition."""
+    return workload_item(f"user#{number // 10}", number)
 
 
 class Raw:
