@@ -11,7 +11,7 @@ import pytest
 
 from tablewright import connect
 from tablewright.design import loads
-from tablewright.runtime import Runtime, ValidationError
+from tablewright.runtime import Runtime, UniquenessError, ValidationError
 from tablewright.runtime.direct import DirectClient
 
 DESIGN = """
@@ -84,3 +84,35 @@ def test_an_item_the_engine_refuses_is_the_client_error_on_both_paths(direct: bo
     error: Any = rt.client.exceptions.ClientError
     with pytest.raises(error, match="Item size has exceeded"):
         rt.load_many("Doc", [{"id": "big", "body": b"x" * 410_000}], now=NOW)
+
+
+def _markers(rt: Runtime) -> list[str]:
+    return sorted(
+        item["PK"]["S"]
+        for item in rt.client.scan(TableName="things")["Items"]
+        if item["PK"]["S"].startswith("_tw#")
+    )
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_a_load_refuses_a_unique_value_another_stored_item_owns_and_writes_nothing(direct: bool) -> None:
+    rt = _runtime(direct)
+    rt.put("Doc", {"id": "owner", "slug": "taken"})
+    before = _stored(rt)
+    with pytest.raises(ValidationError, match=r"\[1\].*already belongs to the stored item Doc:.*D#owner"):
+        rt.load_many("Doc", [{"id": "fresh", "slug": "free"}, {"id": "thief", "slug": "taken"}], now=NOW)
+    assert _stored(rt) == before
+    # the owner keeps its value: another item still cannot claim it
+    with pytest.raises(UniquenessError):
+        rt.put("Doc", {"id": "other", "slug": "taken"})
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_replacing_an_item_releases_the_unique_values_it_no_longer_holds(direct: bool) -> None:
+    rt = _runtime(direct)
+    rt.load_many("Doc", DOCS, now=NOW)
+    rt.load_many("Doc", [{"id": "a", "slug": "renamed"}, {"id": "b"}], now=NOW)
+    assert _markers(rt) == ["_tw#unique#Doc#slug#renamed"]
+    rt.put("Doc", {"id": "new", "slug": "first"})  # the released value is free again
+    rt.load_many("Doc", [{"id": "a", "slug": "renamed"}], now=NOW)  # a repeated load changes nothing
+    assert _markers(rt) == ["_tw#unique#Doc#slug#first", "_tw#unique#Doc#slug#renamed"]

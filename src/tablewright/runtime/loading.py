@@ -20,19 +20,20 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..design.model import Entity
+from ..design.model import Entity, Table
 from ..design.validators import Violation
 from .direct import DirectClient, to_engine
 from .errors import RuntimeFailure, ValidationError
 from .items import compose, table_key, to_record
 from .markers import KIND_ATTRIBUTE, OWNER_ATTRIBUTE, marker_key, unique_text, unique_values
-from .wire import item_to_wire
+from .wire import item_from_wire, item_to_wire
 from .writes import WriteResult, batch_violations
 
 if TYPE_CHECKING:
     from .core import Runtime
 
 BATCH_WRITE_LIMIT = 25
+BATCH_GET_LIMIT = 100
 BATCH_WRITE_ATTEMPTS = 12
 
 
@@ -55,12 +56,14 @@ def load_many(
         for item in composed:
             item[entity.version_attribute] = 1
     markers = _markers(rt, entity, composed)
+    released = _check_against_stored(rt, entity, composed) if entity.unique else []
     wire = [item_to_wire(item) for item in composed] + [item_to_wire(m) for m in markers]
     if isinstance(rt.data, DirectClient):
         _engine_load(rt.data, table.table_name, wire, len(composed), on_progress)
         transactions = 0
     else:
         transactions = _batch_load(rt.data, table.table_name, wire, len(composed), on_progress)
+    transactions += _delete(rt.data, table.table_name, released)
     records = [to_record(entity, table, item) for item in composed]
     return WriteResult(True, records, transactions, f"bulk load of {len(composed)} items")
 
@@ -108,6 +111,76 @@ def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
     return markers
 
 
+def _check_against_stored(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
+    """Refuse unique values owned by other stored items; return the keys of the markers that the
+    stored items being replaced hold and their replacements do not (to delete after the load)."""
+    table = rt.design.table_of(entity.name)
+    claims: dict[str, tuple[int, str]] = {}  # marker text -> (index in the load, owner)
+    for index, item in enumerate(composed):
+        owner = rt.writer.owner(entity, item)
+        for unique in unique_values(entity.unique, item):
+            claims[unique_text(entity.name, unique)] = (index, owner)
+    stored_markers = _markers_by_text(rt, table, claims)
+    problems = [
+        Violation(
+            entity.name,
+            f"[{index}]",
+            "unique",
+            f"a unique value of this item already belongs to the stored item {stored_owner}; "
+            "load_many writes unconditionally and would take it over (put_many refuses it instead)",
+        )
+        for text, (index, owner) in claims.items()
+        if (stored_owner := stored_markers.get(text, owner)) != owner
+    ]
+    if problems:
+        raise ValidationError(entity.name, problems)
+    held: dict[str, str] = {}  # marker text -> owner, for values the replaced items hold
+    for stored in _batch_get(rt.data, table.table_name, [table_key(table, item) for item in composed]):
+        owner = rt.writer.owner(entity, stored)
+        for unique in unique_values(entity.unique, stored):
+            if (text := unique_text(entity.name, unique)) not in claims:
+                held[text] = owner
+    owned = _markers_by_text(rt, table, held)
+    return [marker_key(table, text) for text, owner in held.items() if owned.get(text) == owner]
+
+
+def _markers_by_text(rt: Runtime, table: Table, texts: Mapping[str, object]) -> dict[str, str]:
+    """The owner of each stored marker among ``texts``."""
+    pk = table.partition_key.name
+    found = _batch_get(rt.data, table.table_name, [marker_key(table, text) for text in texts])
+    return {_text(marker[pk]): str(marker.get(OWNER_ATTRIBUTE)) for marker in found}
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes | bytearray) else str(value)
+
+
+def _batch_get(client: Any, table: str, keys: list[dict]) -> list[dict]:
+    """The stored items of ``keys`` (Python values), by BatchGetItem in chunks of 100, unprocessed
+    keys retried with back-off."""
+    found: list[dict] = []
+    for start in range(0, len(keys), BATCH_GET_LIMIT):
+        pending: dict = {table: {"Keys": [item_to_wire(k) for k in keys[start : start + BATCH_GET_LIMIT]]}}
+        for attempt in range(BATCH_WRITE_ATTEMPTS):
+            response = client.batch_get_item(RequestItems=pending)
+            found += [item_from_wire(raw) for raw in response.get("Responses", {}).get(table, [])]
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
+        else:
+            raise RuntimeFailure(
+                f"BatchGetItem from {table}: keys still unprocessed after {BATCH_WRITE_ATTEMPTS} attempts"
+            )
+    return found
+
+
+def _delete(client: Any, table: str, keys: list[dict]) -> int:
+    """Delete ``keys`` by BatchWriteItem; returns the number of calls."""
+    requests = [{"DeleteRequest": {"Key": item_to_wire(key)}} for key in keys]
+    return _batch_write(client, table, requests)
+
+
 def _engine_load(
     client: DirectClient,
     table: str,
@@ -139,18 +212,27 @@ def _batch_load(
     calls = 0
     for start in range(0, len(wire), BATCH_WRITE_LIMIT):
         chunk = wire[start : start + BATCH_WRITE_LIMIT]
-        request: dict[str, list] = {table: [{"PutRequest": {"Item": item}} for item in chunk]}
+        calls += _batch_write(client, table, [{"PutRequest": {"Item": item}} for item in chunk])
+        stored = max(0, min(len(chunk), entities - start))
+        if on_progress is not None and stored:
+            on_progress(stored)
+    return calls
+
+
+def _batch_write(client: Any, table: str, requests: list[dict]) -> int:
+    """BatchWriteItem of ``requests`` 25 at a time, UnprocessedItems retried with full-jitter back-off;
+    returns the number of calls."""
+    calls = 0
+    for start in range(0, len(requests), BATCH_WRITE_LIMIT):
+        pending: dict[str, list] = {table: requests[start : start + BATCH_WRITE_LIMIT]}
         for attempt in range(BATCH_WRITE_ATTEMPTS):
             calls += 1
-            request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-            if not request:
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
                 break
             time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
         else:
             raise RuntimeFailure(
                 f"BatchWriteItem to {table}: items still unprocessed after {BATCH_WRITE_ATTEMPTS} attempts"
             )
-        stored = max(0, min(len(chunk), entities - start))
-        if on_progress is not None and stored:
-            on_progress(stored)
     return calls
