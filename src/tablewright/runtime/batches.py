@@ -28,8 +28,8 @@ from .writes import (
     Plan,
     Writer,
     WriteResult,
-    _idempotency_of,
     batch_violations,
+    idempotency_of,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def put_many(
     violations = batch_violations(entity, items)
     if violations:
         raise ValidationError(entity.name, violations)
-    idem = _idempotency_of(entity, items, idempotency_key)
+    idem = idempotency_of(entity, items, idempotency_key)
     composed = [compose(entity, dict(values), now=now, created=True) for values in items]
     _refuse_duplicate_keys(entity, table, composed)
     if idem is None:
@@ -59,7 +59,7 @@ def put_many(
     if entity.version_attribute:
         for item in composed:
             item[entity.version_attribute] = 1
-    marker = writer._idempotency_action(entity, idem, now)
+    marker = writer.idempotency_action(entity, idem, now)
     groups = [_group(writer, entity, item, None) for item in composed]
     total = sum(len(g) for g in groups) + 1
     records = [to_record(entity, table, item) for item in composed]
@@ -103,7 +103,7 @@ def _group(writer: Writer, entity: Entity, item: dict, same_batch: tuple[str, ob
     action = writer.item_action(
         entity, "Put", body, [condition], ph, table_key(table, item), must_exist=False, verb="put"
     )
-    return [action, *writer._unique_actions(entity, None, item)]
+    return [action, *writer.unique_actions(entity, None, item)]
 
 
 def _pack(groups: list[list[Action]]) -> list[list[Action]]:

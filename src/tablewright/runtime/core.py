@@ -25,7 +25,7 @@ from .reads import run_pattern
 from .transact import TxOp
 from .transact import transact as _transact
 from .wire import Record, item_from_wire, item_to_wire
-from .writes import Plan, Writer, WriteResult, _idempotency_of
+from .writes import Plan, Writer, WriteResult, idempotency_of
 
 
 def _load(path_or_design: str | os.PathLike | Design) -> Design:
@@ -193,7 +193,7 @@ class Runtime:
     ) -> WriteResult:
         found = self.entity(entity)
         cond = condition_of(found, condition, condition_params)
-        idem = _idempotency_of(found, [values], idempotency_key)
+        idem = idempotency_of(found, [values], idempotency_key)
         moment = now or datetime.now(UTC)
         return self.writer.run(
             lambda: self._with_idempotency(
@@ -277,7 +277,7 @@ class Runtime:
 
     def _with_idempotency(self, entity: Entity, plan: Plan, idem: object, now: datetime) -> Plan:
         if idem is not None:
-            plan.actions.append(self.writer._idempotency_action(entity, idem, now))
+            plan.actions.append(self.writer.idempotency_action(entity, idem, now))
         return plan
 
     # ------------------------------------------------------------------------------------ transactions

@@ -71,7 +71,7 @@ def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
     assert entity is not None
     table = rt.design.table_of(entity.name)
     current = rt.read_raw(table, action.subject)
-    actual = rt.writer._version_of(entity, current)
+    actual = rt.writer.version_of(entity, current)
     if action.must_exist is False and current is not None:
         return AlreadyExistsError(entity.name, action.subject, actual)
     if action.versioned and actual != action.expected:

@@ -149,7 +149,7 @@ def _idempotency_markers(
         attribute = rt.entity(record.entity).idempotency_key
         if attribute and record.get(attribute) is not None:
             wanted.setdefault((record.entity, repr(record[attribute])), (record.entity, record[attribute]))
-    return [rt.writer._idempotency_action(rt.entity(name), value, now) for name, value in wanted.values()]
+    return [rt.writer.idempotency_action(rt.entity(name), value, now) for name, value in wanted.values()]
 
 
 def _identity(rt: Runtime, action: Action) -> tuple[str, str]:

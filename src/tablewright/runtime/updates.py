@@ -61,7 +61,7 @@ def plan_changes(
     action = writer.item_action(
         entity, "Update", body, parts, ph, key, condition, must_exist=True, verb="update"
     )
-    return Plan([action, *writer._unique_actions(entity, old, new)], [record])
+    return Plan([action, *writer.unique_actions(entity, old, new)], [record])
 
 
 def _write_time(entity: Entity, name: str) -> bool:

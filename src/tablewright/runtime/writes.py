@@ -149,7 +149,8 @@ class Writer:
         request = request_of(wire_verb, table.table_name, body, parts, ph)
         return Action(kind, request, dict(subject), entity, condition=condition, **meta)
 
-    def _unique_actions(self, entity: Entity, old: Mapping | None, new: Mapping | None) -> list[Action]:
+    def unique_actions(self, entity: Entity, old: Mapping | None, new: Mapping | None) -> list[Action]:
+        """The marker puts and deletes that move an item's unique values from ``old`` to ``new``."""
         table = self.rt.design.table_of(entity.name)
         owner = self.owner(entity, new or old or {})
         before = unique_values(entity.unique, old or {})
@@ -180,7 +181,8 @@ class Writer:
             actions.append(Action(kind, request, unique, entity))
         return actions
 
-    def _idempotency_action(self, entity: Entity, key: object, now: datetime) -> Action:
+    def idempotency_action(self, entity: Entity, key: object, now: datetime) -> Action:
+        """The put of the idempotency marker ``key``, guarded so a second write with it fails."""
         table = self.rt.design.table_of(entity.name)
         item = {**marker_key(table, idempotency_text(entity.name, key)), KIND_ATTRIBUTE: "idem"}
         item["_tw_applied_at"] = format_rfc3339(now)
@@ -208,7 +210,9 @@ class Writer:
             parts.append(same_as_read(ph, name, old))
         return parts
 
-    def _version_of(self, entity: Entity, item: Mapping | None) -> object:
+    def version_of(self, entity: Entity, item: Mapping | None) -> object:
+        """What ``item`` holds as its version, for conflict messages: the version attribute, "an existing
+        item" when the entity has none, None when there is no item."""
         if item is None:
             return None
         if entity.version_attribute:
@@ -256,7 +260,7 @@ class Writer:
                 if attr.computed is not None and attr.computed.kind == "created_at" and name in keep:
                     item[name] = keep[name]
         if entity.version_attribute:
-            actual = self._version_of(entity, old)
+            actual = self.version_of(entity, old)
             if actual != expected_version:
                 raise ConflictError(entity.name, key, expected_version, actual)
             item[entity.version_attribute] = (expected_version or 0) + 1
@@ -268,7 +272,7 @@ class Writer:
         action = self.item_action(
             entity, "Put", {"Item": item_to_wire(item)}, parts, ph, key, condition, **meta
         )
-        return Plan([action, *self._unique_actions(entity, old, item)], [to_record(entity, table, item)])
+        return Plan([action, *self.unique_actions(entity, old, item)], [to_record(entity, table, item)])
 
     def _plan_create(
         self, entity: Entity, values: Mapping[str, object], *, now: datetime, condition: Condition | None
@@ -285,7 +289,7 @@ class Writer:
         action = self.item_action(
             entity, "Put", {"Item": item_to_wire(item)}, parts, ph, key, condition, **meta
         )
-        return Plan([action, *self._unique_actions(entity, None, item)], [to_record(entity, table, item)])
+        return Plan([action, *self.unique_actions(entity, None, item)], [to_record(entity, table, item)])
 
     def plan_update(
         self,
@@ -311,7 +315,7 @@ class Writer:
             if expected_version is not None:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
             raise NotFoundError(f"{entity.name} {dict(key)} does not exist (table {table.table_name})")
-        actual = self._version_of(entity, old) if entity.version_attribute else None
+        actual = self.version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
             raise ConflictError(entity.name, stored_key, expected_version, actual)
         merged = {**natural(entity, old), **changes}
@@ -351,7 +355,7 @@ class Writer:
             must_exist=True,
             verb="update",
         )
-        return Plan([action, *self._unique_actions(entity, old, item)], [to_record(entity, table, item)])
+        return Plan([action, *self.unique_actions(entity, old, item)], [to_record(entity, table, item)])
 
     def plan_delete(
         self,
@@ -369,7 +373,7 @@ class Writer:
             if expected_version is not None:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
             return None
-        actual = self._version_of(entity, old) if entity.version_attribute else None
+        actual = self.version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
             raise ConflictError(entity.name, stored_key, expected_version, actual)
         ph = Placeholders()
@@ -392,7 +396,7 @@ class Writer:
             must_exist=True,
             verb="delete",
         )
-        return Plan([action, *self._unique_actions(entity, old, None)], [to_record(entity, table, old)])
+        return Plan([action, *self.unique_actions(entity, old, None)], [to_record(entity, table, old)])
 
     def plan_check(
         self,
@@ -509,7 +513,7 @@ def plan_text(plan: Plan) -> str:
     return f"1 transaction of {len(plan.actions)} actions"
 
 
-def _idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explicit: object) -> object:
+def idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explicit: object) -> object:
     """The one idempotency key of a write: explicit, or the entity's idempotency attribute."""
     if explicit is not None or not entity.idempotency_key:
         return explicit
