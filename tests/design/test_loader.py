@@ -195,3 +195,42 @@ def test_design_package_imports_no_engine_or_client():
             if isinstance(node, ast.ImportFrom) and node.level >= 3:
                 names = ["tablewright." + (node.module or "")]
             assert not [n for n in names if n.startswith(forbidden)], f"{path.name} imports {names}"
+
+
+PATTERNS = """\
+tables:
+  things: {partition_key: PK}
+entities:
+  Doc:
+    table: things
+    attributes:
+      id: {type: string, required: true, pattern: "^[a-z"}
+      code: {type: string, pattern: 7}
+      when: {type: string, pattern: '^(?<year>\\d{4})-\\k<year>$'}
+      meta:
+        type: map
+        attributes:
+          tag: {type: string, pattern: "(unclosed"}
+    keys:
+      table: {pk: "D#{id}"}
+"""
+
+
+def test_a_pattern_that_is_not_a_regular_expression_is_refused_where_it_is_written():
+    problems = _problems(PATTERNS)
+    text = "\n".join(str(p) for p in problems)
+    assert [p.line for p in problems] == [7, 8, 13], text  # line 8: the schema's, a number is no pattern
+    assert "pattern '^[a-z' is not a valid regular expression: unterminated character set" in text
+    assert "'pattern': 7} does not have a valid form" in text
+    assert "missing ), unterminated subpattern" in text
+
+
+def test_ecma_named_groups_in_a_pattern_work_as_json_schema_reads_them():
+    design = loads(
+        PATTERNS.replace('"^[a-z"', '"^[a-z]+$"')
+        .replace("pattern: 7", "pattern: '7'")
+        .replace("(unclosed", "x")
+    )
+    when = design.entities["Doc"].attributes["when"]
+    assert when.validate("2020-2020") == []
+    assert [rule for _, rule, _ in when.validate("2020-2021")] == ["pattern"]

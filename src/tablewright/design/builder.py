@@ -171,6 +171,8 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
         truncate=spec.get("truncate") is True,
         description=spec.get("description"),
     )
+    if attr.pattern is not None:
+        _check_pattern(attr.pattern, (*path, "pattern"), issues)
     for child, child_raw in _dict(spec.get("attributes")).items():
         attr.attributes[child] = attribute(child, child_raw, (*path, "attributes", child), issues)
     if "values" in spec:
@@ -180,6 +182,22 @@ def attribute(name: str, raw: object, path: Path, issues: Issues) -> Attribute:
     if "computed" in spec:
         attr.computed = _computed(spec["computed"], (*path, "computed"), issues)
     return attr
+
+
+def _check_pattern(pattern: object, path: Path, issues: Issues) -> None:
+    """A ``pattern`` that is not a regular expression is refused when the design loads, not on the
+    first write that checks it."""
+    if not isinstance(pattern, str):
+        return  # the schema refuses it
+    try:
+        pattern_regex(pattern)
+    except re.error as exc:
+        issues.add(
+            path,
+            f"pattern {pattern!r} is not a valid regular expression: {exc}",
+            "patterns are ECMA-262 regular expressions as JSON Schema reads them; "
+            "Python's named groups (?P<name>...) and ECMA's (?<name>...) both work",
+        )
 
 
 # One sample instant per precision: a declared pattern that accepts exactly one of them says which.

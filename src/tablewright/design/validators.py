@@ -197,14 +197,20 @@ def charset_regex(charset: str) -> re.Pattern[str]:
 # JSON Schema patterns are ECMA-262 regular expressions: \d and \w are ASCII, \s is Unicode.
 _ECMA_OUTSIDE_CLASS = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
 _ECMA_INSIDE_CLASS = {"d": "0-9", "w": "A-Za-z0-9_"}
+_ECMA_NAMED = re.compile(r"\(\?<([A-Za-z_]\w*)>|\\k<([A-Za-z_]\w*)>")
 
 
 def ecma_classes(pattern: str) -> str:
-    """``pattern`` with ``\\d``/``\\w`` (and their negations outside ``[...]``) spelled as ASCII classes."""
+    """``pattern`` with ``\\d``/``\\w`` (and their negations outside ``[...]``) spelled as ASCII classes,
+    and ECMA's named groups ``(?<name>...)``/``\\k<name>`` spelled as Python's ``(?P<name>...)``/``(?P=name)``."""
     out: list[str] = []
     in_class, i = False, 0
     while i < len(pattern):
         ch = pattern[i]
+        if not in_class and (named := _ECMA_NAMED.match(pattern, i)):
+            out.append(f"(?P<{named[1]}>" if named[1] else f"(?P={named[2]})")
+            i = named.end()
+            continue
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
             table = _ECMA_INSIDE_CLASS if in_class else _ECMA_OUTSIDE_CLASS
