@@ -60,12 +60,16 @@ def test_no_ttl_keeps_expired_items():
         served.kill()
 
 
-def test_port_in_use_is_one_sentence_and_exit_3():
+def test_port_in_use_is_one_sentence_and_exit_3_and_creates_no_database(tmp_path):
+    db = tmp_path / "new.db"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([*SERVE, "--port", str(port)], capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [*SERVE, "--port", str(port), "--db", str(db)], capture_output=True, text=True, timeout=60
+        )
+    assert list(tmp_path.iterdir()) == []
     assert result.returncode == 3
     assert result.stderr.strip().splitlines() == [
         f"tablewright serve: error: port {port} on 127.0.0.1 is already in use "

@@ -135,7 +135,7 @@ def serve(
     Stops on SIGINT or SIGTERM after finishing requests in flight, then closes the database.
     Limits and their flags: docs/server.md.
     """
-    from tablewright.server import AuthFileError, load_credentials, run
+    from tablewright.server import AuthFileError, check_port, load_credentials, run
 
     credentials = None
     if auth is not None:
@@ -153,6 +153,10 @@ def serve(
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    try:
+        check_port(host, port)  # before the engine creates a database file nobody will serve
+    except OSError as exc:
+        _bind_failed(exc, host, port)
     engine = _engine_class()(
         db, ttl_interval=None if no_ttl else ttl_interval, lock_timeout=lock_timeout, read_only=read_only
     )
@@ -194,9 +198,12 @@ def serve(
             write_queue_timeout=lock_timeout,
         )
     except OSError as exc:
-        sentence = _BIND_ERRORS.get(exc.errno)
-        if sentence is not None:
-            _fail(sentence.format(host=host, port=port))
-        else:
-            _fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}")
+        _bind_failed(exc, host, port)
     click.echo("tablewright serve: stopped; database closed.")
+
+
+def _bind_failed(exc: OSError, host: str, port: int) -> None:
+    sentence = _BIND_ERRORS.get(exc.errno)
+    if sentence is not None:
+        _fail(sentence.format(host=host, port=port))
+    _fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}")

@@ -8,7 +8,7 @@ SIGINT/SIGTERM. See docs/server.md.
 from tablewright.server.credentials import AuthFileError, load_credentials
 from tablewright.server.http import MAX_BODY, HttpServer
 from tablewright.server.protocol import DynamoDBProtocol, Handler, Response
-from tablewright.server.runner import ServerThread, run, url_for
+from tablewright.server.runner import ServerThread, check_port, run, url_for
 from tablewright.server.sigv4 import Verifier
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Response",
     "ServerThread",
     "Verifier",
+    "check_port",
     "load_credentials",
     "run",
     "url_for",

@@ -143,3 +143,19 @@ class ServerThread:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise the OSError that binding ``host``:``port`` would raise (a port in use, an address not
+    on this machine), before anything is opened for serving on it — so ``tablewright serve --db
+    new.db`` on a busy port leaves no database file behind. Binds each address as the event loop
+    will (``SO_REUSEADDR``) and lets go at once; port 0 always binds."""
+    if port == 0:
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        server = loop.run_until_complete(loop.create_server(asyncio.Protocol, host, port))
+        server.close()
+        loop.run_until_complete(server.wait_closed())
+    finally:
+        loop.close()
