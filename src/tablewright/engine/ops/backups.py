@@ -22,7 +22,7 @@ from ..errors import (
     ValidationException,
 )
 from . import tables
-from .tables import create_table, describe, table_name_from_arn
+from .tables import create_table_in, describe, table_name_from_arn
 
 if TYPE_CHECKING:
     import sqlite3
@@ -107,31 +107,23 @@ def creation_request(description: dict, target: str, request: dict) -> dict:
 def restore_into(
     engine: Engine, description: dict, request: dict, fill: Filler, summary: dict[str, Any]
 ) -> dict:
-    """Create ``request['TargetTableName']`` from ``description`` and fill it; DynamoDB's response."""
+    """Create ``request['TargetTableName']`` from ``description`` and fill it, in one transaction:
+    a restore that fails, or a process killed during it, leaves no table behind. DynamoDB's response."""
     target = request["TargetTableName"]
     with engine.store.read():
         if engine.store.table(target) is not None:
             raise TableAlreadyExistsException(f"Table already exists: {target}")
-    create_table(engine, creation_request(description, target, request))
-    try:
-        with engine.store.write() as conn:
-            meta = engine.store.table(target)
-            assert meta is not None  # created just above
-            fill(conn, meta)
-            for index in meta.indexes.values():
-                engine.store.backfill_index(conn, meta, index)
-            document = copy.deepcopy(meta.extra)
-            document["Description"]["RestoreSummary"] = {**summary, "RestoreInProgress": False}
-            if "SSESpecificationOverride" in request:
-                document["Description"]["SSEDescription"] = _sse(request["SSESpecificationOverride"])
-            meta = engine.store.save_table(conn, meta.id, document)
-            return {"TableDescription": describe(engine, conn, meta)}
-    except BaseException:
-        with engine.store.write() as conn:  # never leave a half-restored table behind
-            meta = engine.store.table(target)
-            if meta is not None:
-                engine.store.drop_table(conn, meta)
-        raise
+    with engine.store.write() as conn:
+        meta = create_table_in(engine, conn, creation_request(description, target, request))
+        fill(conn, meta)
+        for index in meta.indexes.values():
+            engine.store.backfill_index(conn, meta, index)
+        document = copy.deepcopy(meta.extra)
+        document["Description"]["RestoreSummary"] = {**summary, "RestoreInProgress": False}
+        if "SSESpecificationOverride" in request:
+            document["Description"]["SSEDescription"] = _sse(request["SSESpecificationOverride"])
+        meta = engine.store.save_table(conn, meta.id, document)
+        return {"TableDescription": describe(engine, conn, meta)}
 
 
 def _sse(spec: dict) -> dict:

@@ -198,6 +198,14 @@ def _stream_fields(
 
 
 def create_table(engine: Engine, request: dict) -> dict:
+    with engine.store.write() as conn:
+        meta = create_table_in(engine, conn, request)
+        return {"TableDescription": describe(engine, conn, meta)}
+
+
+def create_table_in(engine: Engine, conn: Any, request: dict) -> TableMeta:
+    """Check a CreateTable request and create the table inside the write transaction ``conn``, so a
+    caller that fills it (a restore) commits the table and its items together or not at all."""
     name = request["TableName"]
     # Optional in botocore's model (for other request forms), required by the service.
     missing = [
@@ -256,42 +264,38 @@ def create_table(engine: Engine, request: dict) -> dict:
         )
     throughput = _throughput(billing, request.get("ProvisionedThroughput"), "table")
     tags = check_tags(request.get("Tags", []))
-
-    with engine.store.write() as conn:
-        if engine.store.table(name) is not None:
-            raise ResourceInUseException(f"Table already exists: {name}")
-        table_id = engine.store.next_table_id(conn)
-        now = engine.clock()
-        description: dict[str, Any] = {
-            "AttributeDefinitions": definitions_list,
-            "TableName": name,
-            "KeySchema": request["KeySchema"],
-            "TableStatus": "ACTIVE",
-            "CreationDateTime": now,
-            "ProvisionedThroughput": throughput,
-            "TableArn": engine.arn(name),
-            "TableId": str(uuid.uuid4()),
-            "BillingModeSummary": {"BillingMode": billing, "LastUpdateToPayPerRequestDateTime": now},
-            "DeletionProtectionEnabled": bool(request.get("DeletionProtectionEnabled", False)),
-            "TableClassSummary": {"TableClass": request.get("TableClass", "STANDARD")},
-        }
-        if gsis:
-            description["GlobalSecondaryIndexes"] = [
-                _index_description(engine, name, i, billing) for i in gsis
-            ]
-        if lsis:
-            description["LocalSecondaryIndexes"] = [_index_description(engine, name, i, None) for i in lsis]
-        description.update(_stream_fields(engine, name, request.get("StreamSpecification")))
-        document = {
-            "Description": description,
-            "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
-            "NextIndexNumber": len(gsis) + len(lsis),
-            "Tags": tags,
-            "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
-        }
-        meta = engine.store.save_table(conn, table_id, document)
-        engine.store.create_table_storage(conn, meta)
-        return {"TableDescription": describe(engine, conn, meta)}
+    if engine.store.table(name) is not None:
+        raise ResourceInUseException(f"Table already exists: {name}")
+    table_id = engine.store.next_table_id(conn)
+    now = engine.clock()
+    description: dict[str, Any] = {
+        "AttributeDefinitions": definitions_list,
+        "TableName": name,
+        "KeySchema": request["KeySchema"],
+        "TableStatus": "ACTIVE",
+        "CreationDateTime": now,
+        "ProvisionedThroughput": throughput,
+        "TableArn": engine.arn(name),
+        "TableId": str(uuid.uuid4()),
+        "BillingModeSummary": {"BillingMode": billing, "LastUpdateToPayPerRequestDateTime": now},
+        "DeletionProtectionEnabled": bool(request.get("DeletionProtectionEnabled", False)),
+        "TableClassSummary": {"TableClass": request.get("TableClass", "STANDARD")},
+    }
+    if gsis:
+        description["GlobalSecondaryIndexes"] = [_index_description(engine, name, i, billing) for i in gsis]
+    if lsis:
+        description["LocalSecondaryIndexes"] = [_index_description(engine, name, i, None) for i in lsis]
+    description.update(_stream_fields(engine, name, request.get("StreamSpecification")))
+    document = {
+        "Description": description,
+        "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
+        "NextIndexNumber": len(gsis) + len(lsis),
+        "Tags": tags,
+        "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
+    }
+    meta = engine.store.save_table(conn, table_id, document)
+    engine.store.create_table_storage(conn, meta)
+    return meta
 
 
 def describe(engine: Engine, conn: Any, meta: TableMeta) -> dict[str, Any]:
