@@ -21,10 +21,35 @@ def _located(source: str, error: Exception) -> str:
     return text if text.startswith(source) else f"{source}: {text}"
 
 
+def _recognised(source: str | None, endpoint: str | None) -> str:
+    """The ``--from`` format FILE's contents show (endpoint when only --endpoint/--db is given)."""
+    from tablewright.design.foreign import format_of_path
+
+    if source is None:
+        if endpoint:
+            return "endpoint"
+        raise click.UsageError(
+            "give FILE (a model, template or Terraform folder), or --endpoint URL / --db FILE"
+        )
+    if not Path(source).exists():
+        raise CommandError(f"{source}: no such file")
+    found = format_of_path(source)
+    if found is None:
+        raise click.UsageError(
+            f"cannot tell what {source} is (no NoSQL Workbench DataModel, CloudFormation/SAM Resources, "
+            f"Serverless service or Terraform block in it): name it with --from {'|'.join(FORMATS)}"
+        )
+    click.echo(f"tablewright import: reading {source} as {found[1]}", err=True)
+    return found[0]
+
+
 @click.command(name="import")
 @click.argument("source", metavar="FILE", required=False, type=click.Path())
 @click.option(
-    "--from", "fmt", required=True, type=click.Choice(_FORMATS), help="What FILE is (endpoint: no FILE)."
+    "--from",
+    "fmt",
+    type=click.Choice(_FORMATS),
+    help="What FILE is (default: recognised from its contents; endpoint: no FILE).",
 )
 @click.option("--endpoint", "endpoint_url", metavar="URL", help="--from endpoint: the DynamoDB endpoint.")
 @click.option(
@@ -35,7 +60,7 @@ def _located(source: str, error: Exception) -> str:
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the design here (default: stdout).")
 def import_(
     source: str | None,
-    fmt: str,
+    fmt: str | None,
     endpoint_url: str | None,
     db: str | None,
     tables: tuple[str, ...],
@@ -49,6 +74,8 @@ def import_(
     3 when the endpoint cannot be reached or refuses a call."""
     from tablewright.imports import read, result
 
+    if fmt is None:
+        fmt = _recognised(source, endpoint_url or db)
     if fmt == "endpoint":
         if source:
             raise click.UsageError("--from endpoint takes no FILE: give --endpoint URL or --db FILE")

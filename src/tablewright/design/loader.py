@@ -18,6 +18,7 @@ from .builder import build_design
 from .checks import check_design
 from .conventions import check_conventions
 from .errors import DesignError, Problem
+from .foreign import foreign_problem, format_of_mapping, format_of_text
 from .issues import Issues, suggest
 from .model import Design
 from .yamlsource import Source, load_source
@@ -54,6 +55,7 @@ def loads(text: str, file: str = "<design>") -> Design:
     try:
         source = load_source(text, file)
     except yaml.MarkedYAMLError as exc:
+        _refuse_foreign(format_of_text(text, file), file)
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise DesignError(
@@ -63,7 +65,10 @@ def loads(text: str, file: str = "<design>") -> Design:
     for path, _line, _column in source.duplicates:
         issues.add(path, f"duplicate key {path[-1]!r}", "YAML keeps only the last one; remove or rename one")
     if not isinstance(source.data, dict):
+        _refuse_foreign(format_of_text(text, file), file)
         raise DesignError([Problem(file, 1, 1, "a design file must be a mapping", "start with tables:")])
+    if "tables" not in source.data:
+        _refuse_foreign(format_of_mapping(source.data), file)
     shape_ok = _schema_issues(source.data, issues)
     design = build_design(source.data, issues)
     design.link()
@@ -77,6 +82,13 @@ def loads(text: str, file: str = "<design>") -> Design:
         raise DesignError(problems)
     design.warnings = [str(p) for p in problems]
     return design
+
+
+def _refuse_foreign(found: tuple[str, str] | None, file: str) -> None:
+    """One clear problem for another tool's file, instead of every key a design lacks."""
+    problem = foreign_problem(found, file)
+    if problem is not None:
+        raise DesignError([problem])
 
 
 def _locate(source: Source, issue: Any) -> Problem:

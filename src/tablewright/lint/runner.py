@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from tablewright.design import DesignError, load, loads
+from tablewright.design.foreign import foreign_problem, format_of_text
 from tablewright.design.model import Design
 from tablewright.design.yamlsource import Source, load_source
 
@@ -124,6 +125,10 @@ def lint_text(text: str, file: str = "<design>", config: LintConfig | None = Non
         mark = exc.problem_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         invalid = RULES["TW001"]
+        foreign = foreign_problem(format_of_text(text, file), file)
+        if foreign is not None:  # another tool's file (CloudFormation's !Ref is no YAML we read)
+            line, column, message, fix = foreign.line, foreign.column, foreign.message, foreign.hint
+            return [Finding("TW001", invalid.name, "error", file, line, column, message, invalid.why, fix)]
         return [
             Finding(
                 "TW001",

@@ -1,0 +1,96 @@
+"""Other tools' files given where a design is expected (a NoSQL Workbench model, a CloudFormation or
+SAM template, a Serverless Framework file, Terraform): recognised, so the error names the tool and
+the ``tablewright import`` that turns the file into a design, instead of listing every key a design
+does not have. ``tablewright import`` uses the same recognition when ``--from`` is left out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import Problem
+
+
+def _resources(data: Mapping[str, Any]) -> bool:
+    resources = data.get("Resources")
+    return isinstance(resources, dict) and any(
+        isinstance(r, dict) and str(r.get("Type", "")).startswith("AWS::") for r in resources.values()
+    )
+
+
+# (``--from`` format, what it is, test on the file's top-level mapping), first match wins.
+FORMATS: tuple[tuple[str, str, Callable[[Mapping[str, Any]], bool]], ...] = (
+    ("nosql-workbench", "a NoSQL Workbench data model", lambda d: isinstance(d.get("DataModel"), list)),
+    (
+        "sam",
+        "an AWS SAM template",
+        lambda d: _resources(d) and "AWS::Serverless" in str(d.get("Transform", "")),
+    ),
+    (
+        "cloudformation",
+        "a CloudFormation template",
+        lambda d: _resources(d) or "AWSTemplateFormatVersion" in d,
+    ),
+    (
+        "serverless",
+        "a Serverless Framework file",
+        lambda d: "service" in d and ("provider" in d or "functions" in d),
+    ),
+)
+TERRAFORM = ("terraform", "Terraform configuration")
+# A top-level HCL block: `resource "aws_dynamodb_table" "x" {`, `terraform {`; never a YAML line.
+_HCL_BLOCK = re.compile(
+    r'^(?:(?:resource|data|module|provider|variable|output)\s+"[^"\n]*"|terraform|locals)\s*[{"]', re.M
+)
+
+
+class _AnyTag(yaml.SafeLoader):
+    """YAML that accepts CloudFormation's short tags (``!Ref``, ``!Sub``...) as plain values."""
+
+
+_AnyTag.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def format_of_mapping(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(format, what it is)`` when a parsed top-level mapping is another tool's file."""
+    return next(((fmt, label) for fmt, label, test in FORMATS if test(data)), None)
+
+
+def format_of_text(text: str, file: str = "") -> tuple[str, str] | None:
+    """``(format, what it is)`` when ``text`` (named ``file``) is another tool's file, else None."""
+    if file.endswith((".tf", ".tf.json")) or _HCL_BLOCK.search(text):
+        return TERRAFORM
+    try:
+        data = yaml.load(text, Loader=_AnyTag)  # noqa: S506 - a SafeLoader that maps unknown tags to None
+    except yaml.YAMLError:
+        return None
+    return format_of_mapping(data) if isinstance(data, dict) else None
+
+
+def format_of_path(path: str | Path) -> tuple[str, str] | None:
+    """``(format, what it is)`` for a file or a folder (a folder of ``.tf`` files is Terraform)."""
+    path = Path(path)
+    if path.is_dir():
+        return TERRAFORM if any(path.glob("*.tf")) or any(path.glob("*.tf.json")) else None
+    try:
+        return format_of_text(path.read_text(encoding="utf-8"), path.name)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def foreign_problem(found: tuple[str, str] | None, file: str) -> Problem | None:
+    """The one problem reported for another tool's file (``found`` from the ``format_of_*`` above)."""
+    if found is None:
+        return None
+    fmt, what = found
+    return Problem(
+        file,
+        1,
+        1,
+        f"this is {what}, not a tablewright design",
+        f"write a design from it: tablewright import --from {fmt} {file}",
+    )
