@@ -41,8 +41,14 @@ def create_table(
     return table.get("LatestStreamArn")
 
 
+def shards_of(streams: Any, arn: str) -> list[dict[str, Any]]:
+    """The stream's shards, oldest first (one per four-hour period still readable)."""
+    return streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+
+
 def shard_of(streams: Any, arn: str) -> str:
-    return streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    """The stream's oldest readable shard."""
+    return shards_of(streams, arn)[0]["ShardId"]
 
 
 def iterator(streams: Any, arn: str, kind: str = "TRIM_HORIZON", sequence: str | None = None) -> str:
@@ -53,16 +59,36 @@ def iterator(streams: Any, arn: str, kind: str = "TRIM_HORIZON", sequence: str |
 
 
 def read_all(streams: Any, arn: str, start: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-    """Every record from ``start`` (an iterator; default TRIM_HORIZON) until a read returns nothing."""
-    current = start or iterator(streams, arn)
+    """Every record from ``start`` (an iterator on the oldest shard; default its TRIM_HORIZON), shard
+    after child shard, until the open shard has nothing more (see :func:`read_following`)."""
+    return read_following(streams, arn, start, limit)[0]
+
+
+def read_following(
+    streams: Any, arn: str, start: str | None = None, limit: int = 1000, shard: str | None = None
+) -> tuple[list[dict[str, Any]], str | None, str]:
+    """The records from ``start`` (an iterator on ``shard``, default the oldest) on, and the iterator
+    and shard to go on with: a closed shard read to its end (no NextShardIterator) is followed by its
+    child from TRIM_HORIZON, as a consumer must."""
+    shard = shard or shard_of(streams, arn)
+    current: str | None = start or iterator(streams, arn)
     records: list[dict[str, Any]] = []
     while current:
         response = streams.get_records(ShardIterator=current, Limit=limit)
         records += response["Records"]
-        if not response["Records"]:
-            break
-        current = response.get("NextShardIterator")
-    return records
+        following = response.get("NextShardIterator")
+        if following is None:  # a closed shard read to its end: on to its child, if it has one
+            children = [s for s in shards_of(streams, arn) if s.get("ParentShardId") == shard]
+            if not children:
+                return records, None, shard
+            shard = children[0]["ShardId"]
+            following = streams.get_shard_iterator(
+                StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
+        elif not response["Records"]:
+            return records, following, shard
+        current = following
+    return records, current, shard
 
 
 def error_code(excinfo: Any) -> str:

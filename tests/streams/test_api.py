@@ -11,7 +11,17 @@ from botocore.exceptions import ClientError
 import tablewright
 from tablewright.engine import Engine
 
-from ._support import HOUR, create_table, error_code, iterator, keys_of, put_keys, read_all, shard_of
+from ._support import (
+    HOUR,
+    create_table,
+    error_code,
+    iterator,
+    keys_of,
+    put_keys,
+    read_all,
+    read_following,
+    shard_of,
+)
 
 # ----------------------------------------------------------------------------------- ListStreams
 
@@ -239,7 +249,7 @@ def test_records_older_than_24_hours_are_trimmed(ddb, streams, clock, engine):
         )
     assert error_code(excinfo) == "TrimmedDataAccessException"
     new_sequence = read_all(streams, arn)[0]["dynamodb"]["SequenceNumber"]
-    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][-1]  # the current period's
     assert shard["SequenceNumberRange"]["StartingSequenceNumber"] == new_sequence
     # Trimmed records are deleted from the database, not just hidden.
     (remaining,) = engine.store.conn.execute("SELECT COUNT(*) FROM tw_stream").fetchone()
@@ -251,12 +261,12 @@ def test_a_reader_that_kept_up_is_not_refused_when_read_records_are_trimmed(ddb,
     put_keys(ddb, "a")
     clock.advance(24 * HOUR - 5 * 60)
     put_keys(ddb, "b")
-    response = streams.get_records(ShardIterator=iterator(streams, arn))
-    assert keys_of(response["Records"]) == ["a", "b"]
-    clock.advance(10 * 60)  # "a" is trimmed now, but it was read already
+    records, following, shard = read_following(streams, arn)  # "a" and "b" are five shards apart
+    assert keys_of(records) == ["a", "b"]
+    clock.advance(10 * 60)  # "a" is trimmed now, but it was read already; "c" starts a new shard
     put_keys(ddb, "c")
 
-    assert keys_of(streams.get_records(ShardIterator=response["NextShardIterator"])["Records"]) == ["c"]
+    assert keys_of(read_following(streams, arn, following, shard=shard)[0]) == ["c"]
 
 
 def test_trim_streams_applies_the_retention_to_streams_nobody_reads(ddb, clock, engine):

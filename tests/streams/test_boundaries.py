@@ -7,7 +7,7 @@ import datetime
 import pytest
 from botocore.exceptions import ClientError
 
-from ._support import HOUR, create_table, error_code, iterator, keys_of, put_keys, read_all
+from ._support import HOUR, create_table, error_code, iterator, keys_of, put_keys, read_all, shards_of
 
 BY_NUMBER = ["AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"]
 
@@ -41,7 +41,7 @@ def test_a_shard_whose_records_were_all_trimmed_reads_from_its_reported_start(dd
     arn = create_table(ddb)
     put_keys(ddb, "old")
     clock.advance(25 * HOUR)
-    start = only_shard(streams, arn)["SequenceNumberRange"]["StartingSequenceNumber"]
+    start = shards_of(streams, arn)[0]["SequenceNumberRange"]["StartingSequenceNumber"]
 
     position = iterator(streams, arn, kind, start)
     put_keys(ddb, "new")
@@ -51,7 +51,7 @@ def test_a_shard_whose_records_were_all_trimmed_reads_from_its_reported_start(dd
 
 def test_a_shard_number_before_a_trimmed_record_is_refused_as_trimmed(ddb, streams, clock):
     arn = create_table(ddb)
-    put_keys(ddb, "old")
+    put_keys(ddb, "old", "older")  # the shard then reports its last (trimmed) number as its start
     old = read_all(streams, arn)[0]["dynamodb"]["SequenceNumber"]
     clock.advance(25 * HOUR)
     put_keys(ddb, "new")

@@ -90,6 +90,7 @@ class StreamConsumer:
         self._shards: list[dict[str, Any]] = []
         self._refreshed_at: float | None = None
         self._iterators: dict[str, str] = {}
+        self._start_at_latest: set[str] = set()  # open shards of a first start at LATEST
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -160,14 +161,25 @@ class StreamConsumer:
     def _refresh(self) -> None:
         """Re-read the shard list; move to the table's new stream once the old one is finished."""
         latest = self._latest_stream()
+        first_start = False
         if self._state is None:
-            self._state = self.checkpoint.load() or {"stream_arn": latest, "shards": {}}
+            self._state = self.checkpoint.load()
+            first_start = self._state is None
+            self._state = self._state or {"stream_arn": latest, "shards": {}}
         try:
             shards, status = self._describe(self._state["stream_arn"])
         except ClientError as error:
             if _code(error) != "ResourceNotFoundException":
                 raise
             shards, status = [], "GONE"
+        if first_start and self.starting_position == "LATEST":
+            # LATEST means from now on: closed shards hold only the past, and the open ones start at
+            # their newest record even though they have parents (after a rollover every shard has one).
+            for shard in shards:
+                if "EndingSequenceNumber" in shard["SequenceNumberRange"]:
+                    self._state["shards"][shard["ShardId"]] = {"sequence_number": None, "closed": True}
+                else:
+                    self._start_at_latest.add(shard["ShardId"])
         done = self._state["shards"]
         finished = status != "ENABLED" and all(done.get(s["ShardId"], {}).get("closed") for s in shards)
         if self._state["stream_arn"] != latest and finished:
@@ -203,6 +215,10 @@ class StreamConsumer:
         position = self._state["shards"].get(shard_id, {}).get("sequence_number")
         if position:
             request.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=position)
+        elif shard_id in self._start_at_latest:
+            # Started at LATEST and nothing read since: an expired iterator is renewed at LATEST, not at
+            # TRIM_HORIZON, which would deliver what was written before the consumer first started.
+            request["ShardIteratorType"] = "LATEST"
         elif shard_id in self._state["shards"] or self._has_parent(shard_id):
             request["ShardIteratorType"] = "TRIM_HORIZON"  # a shard met before, or a child: read it all
         else:

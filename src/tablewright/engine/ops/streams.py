@@ -1,8 +1,15 @@
 """DynamoDB Streams operations (ListStreams, DescribeStream, GetShardIterator, GetRecords).
 
 The write path already appends one JSON record per item change to ``tw_stream`` in the write's own
-transaction; this module only reads them. Each table's stream is one shard whose sequence numbers
-are the ``tw_stream.seq`` values (increasing in commit order, since writers are serialised).
+transaction; this module only reads them. Sequence numbers are the ``tw_stream.seq`` values
+(increasing in commit order, since writers are serialised).
+
+Shards roll over as DynamoDB's do, about every four hours: a stream's shards are consecutive
+``SHARD_SECONDS`` periods from its creation, each the child of the one before. A shard closes when its
+period ends (its EndingSequenceNumber is the last record written in it), a reader that drains a
+closed shard gets no next iterator and moves on to the child, and a shard whose period ended more than
+24 hours ago is gone with its records. Nothing is stored for this: a period's boundary is the newest
+record written before the period ended, fixed once it has (cached per process).
 
 A shard iterator is an opaque, HMAC-signed token holding the stream, shard and read position
 (``p``: read records with ``seq > p``) and the time it was issued, so the engine keeps no per-iterator
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
     from ..storage import Store
 
 RETENTION_SECONDS = 24 * 3600
+SHARD_SECONDS = 4 * 3600  # DynamoDB: "shards ... are created and deleted automatically", about every 4 hours
 _NO_END = 2**63 - 1  # the upper sequence bound of an open shard
 ITERATOR_LIFETIME_SECONDS = 15 * 60
 MAX_RECORDS = 1000
@@ -75,9 +83,12 @@ def _label_time(label: str) -> float:
     return parsed.replace(tzinfo=datetime.UTC).timestamp()
 
 
-def _shard_id(arn: str, label: str) -> str:
-    # Shaped like DynamoDB's ("shardId-<20 digits>-<8 hex>") and stable for the life of the stream.
-    return f"shardId-{int(_label_time(label) * 1000):020d}-{zlib.crc32(arn.encode()):08x}"
+def _shard_id(arn: str, label: str, period: int = 0) -> str:
+    # Shaped like DynamoDB's ("shardId-<20 digits>-<8 hex>"): the period's start in ms, and a hash of the
+    # stream (and period), so ids are stable and never repeat across a table's streams.
+    started = int((_label_time(label) + period * SHARD_SECONDS) * 1000)
+    salt = arn if period == 0 else f"{arn}#{period}"
+    return f"shardId-{started:020d}-{zlib.crc32(salt.encode()):08x}"
 
 
 def _sequence(seq: int) -> str:
@@ -117,10 +128,6 @@ class Generation:
 
     def span(self) -> tuple[int, int | None, float | None]:
         return self.after, self.end, self.closed
-
-    @property
-    def shard_id(self) -> str:
-        return _shard_id(self.arn, self.label)
 
     @property
     def until(self) -> int:
@@ -290,26 +297,91 @@ def list_streams(engine: Engine, request: dict) -> dict:
     return response
 
 
-def _shard(engine: Engine, generation: Generation) -> tuple[dict[str, Any], bool]:
-    """The stream's one shard as DescribeStream lists it, and whether it holds no retained record.
+@dataclass(frozen=True)
+class Shard:
+    """One period of a stream: the generation's records with ``after < seq <= until``."""
+
+    shard_id: str
+    parent_id: str | None
+    after: int
+    end: int | None  # None while open: the stream's current period
+
+    @property
+    def until(self) -> int:
+        return _NO_END if self.end is None else self.end
+
+
+# Boundaries of periods that have ended never change: computed once per database and process.
+_boundaries: weakref.WeakKeyDictionary[Store, dict[tuple[str, int], int]] = weakref.WeakKeyDictionary()
+_SETTLED_SECONDS = 5.0  # a write stamped just before a period ended commits within this
+
+
+def _boundary(engine: Engine, conn: sqlite3.Connection, generation: Generation, period: int) -> int:
+    """The last sequence number of an ended ``period``: the newest record written before it ended, or
+    the trim watermark (or the stream's start) when none of those is retained."""
+    cache = _boundaries.setdefault(engine.store, {})
+    key = (generation.arn, period)
+    if key in cache:
+        return cache[key]
+    ended = _label_time(generation.label) + (period + 1) * SHARD_SECONDS
+    store = engine.store
+    found = store.stream_before(conn, generation.table_id, ended, generation.after, generation.until)
+    if found is None:
+        found = max(
+            generation.after, min(store.stream_watermark(conn, generation.table_id), generation.until)
+        )
+    if engine.clock() > ended + _SETTLED_SECONDS:
+        cache[key] = found
+    return found
+
+
+def _shards(engine: Engine, conn: sqlite3.Connection, generation: Generation) -> list[Shard]:
+    """The stream's shards still readable, oldest first: one per period that ended less than 24 hours
+    ago, and the current one (or, for a disabled stream, the one it was disabled in)."""
+    now, started = engine.clock(), _label_time(generation.label)
+    last = max(0, int(((generation.closed or now) - started) // SHARD_SECONDS))
+    first = min(last, max(0, int((now - RETENTION_SECONDS - started) // SHARD_SECONDS)))
+    shards = []
+    for period in range(first, last + 1):
+        after = generation.after if period == 0 else _boundary(engine, conn, generation, period - 1)
+        end = generation.end if period == last else _boundary(engine, conn, generation, period)
+        parent = _shard_id(generation.arn, generation.label, period - 1) if period else None
+        shards.append(Shard(_shard_id(generation.arn, generation.label, period), parent, after, end))
+    return shards
+
+
+def _shard_of(engine: Engine, generation: Generation, shard_id: str) -> Shard:
+    """The readable shard ``shard_id`` of the stream, or ResourceNotFoundException."""
+    with engine.store.read() as conn:
+        found = next((s for s in _shards(engine, conn, generation) if s.shard_id == shard_id), None)
+    if found is None:
+        raise ResourceNotFoundException(
+            f"Requested resource not found: Shard: {shard_id} in Stream: {generation.arn} not found"
+        )
+    return found
+
+
+def _described(engine: Engine, generation: Generation, shard: Shard) -> tuple[dict[str, Any], bool]:
+    """A shard as DescribeStream lists it, and whether it holds no retained record.
 
     An open shard with nothing retained starts where its next record will be numbered; a closed one
     that never held a record starts (and ends) at its end."""
     watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
-        oldest, _, _ = engine.store.stream_bounds(
-            conn, generation.table_id, generation.after, generation.until
-        )
+        oldest, _, _ = engine.store.stream_bounds(conn, generation.table_id, shard.after, shard.until)
         last_assigned = engine.store.stream_last_seq(conn)
-    if generation.end is None:
+    if shard.end is None:
         number_range = {"StartingSequenceNumber": _sequence(oldest or max(watermark, last_assigned) + 1)}
     else:
-        empty_start = min(max(watermark, generation.after) + 1, generation.end)
+        empty_start = min(max(watermark, shard.after) + 1, shard.end)
         number_range = {
             "StartingSequenceNumber": _sequence(oldest or empty_start),
-            "EndingSequenceNumber": _sequence(generation.end),
+            "EndingSequenceNumber": _sequence(shard.end),
         }
-    return {"ShardId": generation.shard_id, "SequenceNumberRange": number_range}, oldest is None
+    described: dict[str, Any] = {"ShardId": shard.shard_id, "SequenceNumberRange": number_range}
+    if shard.parent_id is not None:
+        described["ParentShardId"] = shard.parent_id
+    return described, oldest is None
 
 
 def _check_filter(shard_filter: dict) -> None:
@@ -342,9 +414,10 @@ def describe_stream(engine: Engine, request: dict) -> dict:
     if "ShardFilter" in request:
         _check_filter(request["ShardFilter"])
     generation = _stream_of(engine, request["StreamArn"])
-    # Each stream is one shard, never split, so a CHILD_SHARDS filter always finds no children.
-    shard, _ = _shard(engine, generation)
-    shards = _selected([shard], request)
+    _retained(engine, generation.table_id)
+    with engine.store.read() as conn:
+        readable = _shards(engine, conn, generation)
+    shards = _selected([_described(engine, generation, shard)[0] for shard in readable], request)
     description: dict[str, Any] = {
         "StreamArn": generation.arn,
         "StreamLabel": generation.label,
@@ -453,6 +526,7 @@ class _Reading:
 
     engine: Engine
     generation: Generation
+    shard: Shard
     request: dict
     start: int  # the shard's first readable position: records with seq > start
     newest: int | None  # the shard's newest retained record
@@ -463,7 +537,7 @@ def _before_timestamp(reading: _Reading) -> int:
     generation = reading.generation
     with reading.engine.store.read() as conn:
         before = reading.engine.store.stream_before(
-            conn, generation.table_id, float(reading.request["Timestamp"]), reading.start, generation.until
+            conn, generation.table_id, float(reading.request["Timestamp"]), reading.start, reading.shard.until
         )
     return max(reading.start, before or 0)
 
@@ -482,36 +556,31 @@ def get_shard_iterator(engine: Engine, request: dict) -> dict:
     arn, shard_id, kind = request["StreamArn"], request["ShardId"], request["ShardIteratorType"]
     _check_iterator_request(request)
     generation = _stream_of(engine, arn)
-    if shard_id != generation.shard_id:
-        raise ResourceNotFoundException(
-            f"Requested resource not found: Shard: {shard_id} in Stream: {arn} not found"
-        )
-    shard, empty = _shard(engine, generation)
+    readable = _shard_of(engine, generation, shard_id)
+    shard, empty = _described(engine, generation, readable)
     watermark = _retained(engine, generation.table_id)
     with engine.store.read() as conn:
-        _, _, newest = engine.store.stream_bounds(
-            conn, generation.table_id, generation.after, generation.until
-        )
+        _, _, newest = engine.store.stream_bounds(conn, generation.table_id, readable.after, readable.until)
         last_assigned = engine.store.stream_last_seq(conn)
-    start = max(watermark, generation.after)
+    start = max(watermark, readable.after)
     by_number = kind.endswith("_SEQUENCE_NUMBER")
     named = _requested_sequence(request) if by_number else None
     if empty and named == int(shard["SequenceNumberRange"]["StartingSequenceNumber"]):
         # The StartingSequenceNumber of a shard without records names its start, not a record: reading
         # at it or after it both begin with the shard's first record, whenever that is written.
         return {"ShardIterator": _issue(engine, arn, shard_id, start)}
-    position = _POSITIONS[kind](_Reading(engine, generation, request, start, newest))
+    position = _POSITIONS[kind](_Reading(engine, generation, readable, request, start, newest))
     if position < watermark:
         raise TrimmedDataAccessException(
             f"The data you are trying to access has been trimmed: sequence number {_sequence(position + 1)} "
             f"is older than the trim horizon of shard {shard_id}"
         )
     # The sequence number named must be this shard's: not one of an earlier or a later stream of the table.
-    if named is not None and named <= generation.after:
+    if named is not None and named <= readable.after:
         raise ValidationException(
             f"Invalid SequenceNumber: {request['SequenceNumber']} is before the start of shard {shard_id}"
         )
-    if position > last_assigned or (named is not None and named > generation.until):
+    if position > last_assigned or (named is not None and named > readable.until):
         raise ValidationException(
             f"Invalid SequenceNumber: {request.get('SequenceNumber')} is beyond the end of shard {shard_id}"
         )
@@ -551,8 +620,9 @@ def get_records(engine: Engine, request: dict) -> dict:
             f"The data you are trying to access has been trimmed: the iterator's position "
             f"{_sequence(position + 1)} is older than the trim horizon {_sequence(watermark + 1)}"
         )
+    shard = _shard_of(engine, generation, state["s"])
     with engine.store.read() as conn:
-        rows = engine.store.stream_read(conn, generation.table_id, position, limit, generation.until)
+        rows = engine.store.stream_read(conn, generation.table_id, position, limit, shard.until)
     records, size = [], 0
     for seq, created, raw in rows:
         if records and size + len(raw) > MAX_RESPONSE_BYTES:
@@ -562,8 +632,9 @@ def get_records(engine: Engine, request: dict) -> dict:
         position = seq
     response: dict[str, Any] = {"Records": records}
     drained = len(records) == len(rows) < limit
-    # A disabled stream's shard is closed: once it is read to its end there is no next iterator.
-    if generation.end is None or not drained:
+    # A closed shard (its period over, or its stream disabled) read to its end has no next iterator:
+    # the reader goes on with its child shard, if there is one.
+    if shard.end is None or not drained:
         response["NextShardIterator"] = _issue(engine, state["a"], state["s"], position)
     return response
 
