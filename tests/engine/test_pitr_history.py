@@ -135,3 +135,44 @@ def test_history_is_kept_by_every_engine_sharing_the_file(tmp_path) -> None:
     assert [i["pk"]["S"] for i in first.scan(TableName="before")["Items"]] == ["kept"]
     reopened = tablewright.connect(engine=Engine(path, clock=clock))
     assert [i["pk"]["S"] for i in reopened.scan(TableName="shared")["Items"]] == ["later"]
+
+
+def test_the_sweeper_forgets_before_images_older_than_the_window_and_restores_stay_right() -> None:
+    import time
+
+    clock = Clock()
+    engine = Engine(clock=clock, ttl_interval=0.05)
+    client = tablewright.connect(engine=engine)
+    client.create_table(
+        TableName="history",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.update_continuous_backups(
+        TableName="history",
+        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 1},
+    )
+
+    def history() -> int:
+        with engine.store.read() as conn:
+            return conn.execute("SELECT COUNT(*) FROM tw_history").fetchone()[0]
+
+    for value in range(5):  # five changes of one item, two days ago
+        _apply(client, "put", "a", value)
+        clock.now += 60
+    clock.now += 2 * 86400
+    _apply(client, "put", "a", 7)
+    moment = clock.now
+    clock.now += 60
+    _apply(client, "put", "a", 8)
+    deadline = time.monotonic() + 30
+    while history() > 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    assert history() == 2  # the two changes inside the one-day window
+    client.restore_table_to_point_in_time(
+        SourceTableName="history", TargetTableName="then", RestoreDateTime=moment
+    )
+    assert client.get_item(TableName="then", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "7"}
+    engine.close()

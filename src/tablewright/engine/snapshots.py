@@ -99,9 +99,16 @@ def stop_history(conn: sqlite3.Connection, meta: TableMeta) -> None:
     conn.execute("DELETE FROM tw_history WHERE table_id = ?", (meta.id,))
 
 
-def trim_history(conn: sqlite3.Connection, meta: TableMeta, before: float) -> None:
-    """Forget before-images older than the recovery window (nothing can be restored to before it)."""
-    conn.execute("DELETE FROM tw_history WHERE table_id = ? AND at < ?", (meta.id, before))
+def trim_history(conn: sqlite3.Connection, meta: TableMeta, before: float) -> int:
+    """Forget before-images older than the recovery window (nothing can be restored to before it);
+    return how many were forgotten."""
+    return conn.execute("DELETE FROM tw_history WHERE table_id = ? AND at < ?", (meta.id, before)).rowcount
+
+
+def has_history_before(conn: sqlite3.Connection, meta: TableMeta, before: float) -> bool:
+    """Whether the table keeps a before-image older than ``before`` (a read, to spare a write)."""
+    row = conn.execute("SELECT 1 FROM tw_history WHERE table_id = ? AND at < ? LIMIT 1", (meta.id, before))
+    return row.fetchone() is not None
 
 
 def restore_rows_at(conn: sqlite3.Connection, source: TableMeta, target: TableMeta, moment: float) -> None:

@@ -143,12 +143,15 @@ class Sweeper(threading.Thread):
         self._stop_event = threading.Event()
 
     def run(self) -> None:
-        from .ops.streams import trim_streams  # the sweeper also drops stream records past 24 hours
+        # The sweeper also drops stream records past 24 hours and before-images past the PITR window.
+        from .ops.pitr import trim_recovery_history
+        from .ops.streams import trim_streams
 
         while not self._stop_event.wait(self.interval):
             try:
                 self.engine.sweep_ttl()
                 trim_streams(self.engine)
+                trim_recovery_history(self.engine)
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
                 log.exception("TTL sweep failed; retrying in %s s", self.interval)
 

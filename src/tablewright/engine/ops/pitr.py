@@ -36,6 +36,26 @@ def restore_window(engine: Engine, meta: TableMeta) -> tuple[float, float] | Non
     return max(pitr["Since"], now - pitr.get("RecoveryPeriodInDays", 35) * _DAY), now
 
 
+def trim_recovery_history(engine: Engine) -> int:
+    """Forget, for every table with PITR on, the before-images older than its recovery window, so the
+    history a long-running engine keeps is the window's size (the TTL sweeper calls this; a restore
+    never needs them). Returns how many before-images were forgotten."""
+    if engine.read_only:
+        return 0
+    forgotten = 0
+    for name in engine.store.tables():
+        meta = engine.store.table(name)
+        window = restore_window(engine, meta) if meta is not None else None
+        if meta is None or window is None:
+            continue
+        with engine.store.read() as conn:
+            stale = snapshots.has_history_before(conn, meta, window[0])
+        if stale:
+            with engine.store.write() as conn:
+                forgotten += snapshots.trim_history(conn, meta, window[0])
+    return forgotten
+
+
 def _continuous_backups(engine: Engine, meta: TableMeta) -> dict:
     """What DescribeContinuousBackups reports. ContinuousBackupsStatus is ENABLED for every table, as
     DynamoDB reports it (on-demand backups are always available); PITR is the table's setting."""
