@@ -143,7 +143,9 @@ class Sweeper(threading.Thread):
         self._stop_event = threading.Event()
 
     def run(self) -> None:
-        # The sweeper also drops stream records past 24 hours and before-images past the PITR window.
+        # The sweeper also drops stream records past 24 hours, before-images past the PITR window and
+        # expired SYSTEM backups.
+        from .ops.backups import expire_backups
         from .ops.pitr import trim_recovery_history
         from .ops.streams import trim_streams
 
@@ -152,6 +154,7 @@ class Sweeper(threading.Thread):
                 self.engine.sweep_ttl()
                 trim_streams(self.engine)
                 trim_recovery_history(self.engine)
+                expire_backups(self.engine)
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
                 log.exception("TTL sweep failed; retrying in %s s", self.interval)
 

@@ -38,7 +38,9 @@ _DETAIL_FIELDS = (
     "BackupStatus",
     "BackupType",
     "BackupCreationDateTime",
+    "BackupExpiryDateTime",
 )
+SYSTEM_BACKUP_DAYS = 35  # "This SYSTEM on-demand backup expires automatically 35 days after its creation."
 
 
 def source_table(engine: Engine, name: str) -> TableMeta:
@@ -186,6 +188,8 @@ def _back_up(engine: Engine, conn: Any, meta: TableMeta, backup_name: str, backu
         "BackupType": backup_type,
         "BackupCreationDateTime": now,
     }
+    if backup_type == "SYSTEM":
+        details["BackupExpiryDateTime"] = now + SYSTEM_BACKUP_DAYS * 86400
     throughput = described["ProvisionedThroughput"]
     document = {
         "BackupDetails": details,
@@ -210,21 +214,40 @@ def _back_up(engine: Engine, conn: Any, meta: TableMeta, backup_name: str, backu
     return details
 
 
-def _require_backup(conn: Any, arn: str) -> dict:
+def _expired(document: dict, now: float) -> bool:
+    return document["BackupDetails"].get("BackupExpiryDateTime", float("inf")) <= now
+
+
+def _require_backup(engine: Engine, conn: Any, arn: str) -> dict:
     document = snapshots.backup(conn, arn)
-    if document is None:
+    if document is None or _expired(document, engine.clock()):
         raise BackupNotFoundException(f"Backup not found: {arn}")
     return document
 
 
+def expire_backups(engine: Engine) -> int:
+    """Delete the SYSTEM backups past their expiry (for the TTL sweeper; until then every operation
+    already treats them as gone); return how many."""
+    if engine.read_only:
+        return 0
+    now = engine.clock()
+    with engine.store.read() as conn:
+        expired = [d["BackupDetails"]["BackupArn"] for d in snapshots.backups(conn) if _expired(d, now)]
+    if expired:
+        with engine.store.write() as conn:
+            for arn in expired:
+                snapshots.delete_backup(conn, arn)
+    return len(expired)
+
+
 def describe_backup(engine: Engine, request: dict) -> dict:
     with engine.store.read() as conn:
-        return {"BackupDescription": _description(_require_backup(conn, request["BackupArn"]))}
+        return {"BackupDescription": _description(_require_backup(engine, conn, request["BackupArn"]))}
 
 
 def delete_backup(engine: Engine, request: dict) -> dict:
     with engine.store.write() as conn:
-        document = _require_backup(conn, request["BackupArn"])
+        document = _require_backup(engine, conn, request["BackupArn"])
         snapshots.delete_backup(conn, request["BackupArn"])
     description = _description(document)
     description["BackupDetails"] = {**description["BackupDetails"], "BackupStatus": "DELETED"}
@@ -245,7 +268,10 @@ def _listed(document: dict, request: dict) -> bool:
 
 def list_backups(engine: Engine, request: dict) -> dict:
     with engine.store.read() as conn:
-        summaries = [_summary(d) for d in snapshots.backups(conn) if _listed(d, request)]
+        now = engine.clock()
+        summaries = [
+            _summary(d) for d in snapshots.backups(conn) if _listed(d, request) and not _expired(d, now)
+        ]
     start = request.get("ExclusiveStartBackupArn")
     if start is not None:
         arns = [s["BackupArn"] for s in summaries]
@@ -262,7 +288,7 @@ def list_backups(engine: Engine, request: dict) -> dict:
 def restore_table_from_backup(engine: Engine, request: dict) -> dict:
     arn = request["BackupArn"]
     with engine.store.read() as conn:
-        document = _require_backup(conn, arn)
+        document = _require_backup(engine, conn, arn)
     return restore_into(
         engine,
         document["Definition"],
