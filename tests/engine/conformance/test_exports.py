@@ -161,6 +161,31 @@ def test_import_counts_bad_lines_and_reads_csv(client, bucket_root):
     assert failed["ImportStatus"] == "FAILED" and "no-such-bucket" in failed["FailureMessage"]
 
 
+@engine_only("writes the folder standing for the S3 bucket")
+@pytest.mark.parametrize("sized", [True, False], ids=["one-shot frame", "streamed frame"])
+def test_import_reads_zstd_data_files(client, bucket_root, sized):
+    import zstandard
+
+    data = bucket_root / "incoming" / "zstd"
+    data.mkdir(parents=True)
+    lines = "".join(json.dumps({"Item": {"pk": {"S": f"k{n}"}, "sk": {"S": "1"}}}) + "\n" for n in range(50))
+    compressor = zstandard.ZstdCompressor(level=3)
+    if sized:
+        packed = compressor.compress(lines.encode())
+    else:  # no content size in the frame header, as a streaming writer leaves it
+        packed = b"".join([(c := compressor.compressobj()).compress(lines.encode()), c.flush()])
+    (data / "part-0.json.zst").write_bytes(packed)
+    done = client.import_table(
+        S3BucketSource={"S3Bucket": "incoming", "S3KeyPrefix": "zstd/"},
+        InputFormat="DYNAMODB_JSON",
+        InputCompressionType="ZSTD",
+        TableCreationParameters={"TableName": "imported_zstd", **KEYS},
+    )["ImportTableDescription"]
+    found = client.describe_import(ImportArn=done["ImportArn"])["ImportTableDescription"]
+    assert (found["ImportStatus"], found["ImportedItemCount"], found["ErrorCount"]) == ("COMPLETED", 50, 0)
+    assert len(_scan(client, "imported_zstd")) == 50
+
+
 @moto_differs("moto exports without PITR and fails without S3Prefix")
 def test_export_needs_point_in_time_recovery(client, make_table):
     table = make_table("hash_s", "plain")

@@ -6,7 +6,7 @@ file (an in-memory engine: ``tablewright-s3`` in the system's temporary folder).
 as DynamoDB writes them (``<prefix>/AWSDynamoDB/<ExportId>/`` with ``_started``,
 ``manifest-summary.json``, ``manifest-files.json``, their ``.checksum`` files and ``data/*.json.gz`` or
 ``data/*.ion.gz``), so that tools reading real exports read these; ImportTable reads such data files
-(DYNAMODB_JSON, ION or CSV; GZIP, ZSTD-less or uncompressed) into a new table. Both run to completion
+(DYNAMODB_JSON, ION or CSV; GZIP, ZSTD or uncompressed) into a new table. Both run to completion
 before the request returns. See docs/backups.md.
 """
 
@@ -397,7 +397,12 @@ def _decompress(path: Path, compression: str) -> str:
     if compression == "GZIP":
         raw = gzip.decompress(raw)
     elif compression == "ZSTD":
-        raise ValueError("ZSTD compression is not supported by this engine; use GZIP or NONE")
+        import zstandard  # only imports of ZSTD files need it
+
+        # Streamed: frames written without their content size (as streaming compressors write them)
+        # cannot be decompressed in one call.
+        with zstandard.ZstdDecompressor().stream_reader(raw) as reader:
+            raw = reader.read()
     return raw.decode("utf-8")
 
 
