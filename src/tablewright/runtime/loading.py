@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 BATCH_WRITE_LIMIT = 25
 BATCH_GET_LIMIT = 100
-BATCH_WRITE_ATTEMPTS = 12
+BATCH_ATTEMPTS = 12
 
 
 def load_many(
@@ -156,22 +156,17 @@ def _text(value: object) -> str:
 
 
 def _batch_get(client: Any, table: str, keys: list[dict]) -> list[dict]:
-    """The stored items of ``keys`` (Python values), by BatchGetItem in chunks of 100, unprocessed
-    keys retried with back-off."""
+    """The stored items of ``keys`` (Python values), by BatchGetItem in chunks of 100."""
     found: list[dict] = []
+
+    def send(request: dict) -> dict:
+        response = client.batch_get_item(RequestItems=request)
+        found.extend(item_from_wire(raw) for raw in response.get("Responses", {}).get(table, []))
+        return response
+
     for start in range(0, len(keys), BATCH_GET_LIMIT):
-        pending: dict = {table: {"Keys": [item_to_wire(k) for k in keys[start : start + BATCH_GET_LIMIT]]}}
-        for attempt in range(BATCH_WRITE_ATTEMPTS):
-            response = client.batch_get_item(RequestItems=pending)
-            found += [item_from_wire(raw) for raw in response.get("Responses", {}).get(table, [])]
-            pending = response.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-            time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
-        else:
-            raise RuntimeFailure(
-                f"BatchGetItem from {table}: keys still unprocessed after {BATCH_WRITE_ATTEMPTS} attempts"
-            )
+        chunk = keys[start : start + BATCH_GET_LIMIT]
+        _until_processed(send, {table: {"Keys": [item_to_wire(k) for k in chunk]}}, "UnprocessedKeys")
     return found
 
 
@@ -220,19 +215,22 @@ def _batch_load(
 
 
 def _batch_write(client: Any, table: str, requests: list[dict]) -> int:
-    """BatchWriteItem of ``requests`` 25 at a time, UnprocessedItems retried with full-jitter back-off;
-    returns the number of calls."""
+    """BatchWriteItem of ``requests`` 25 at a time; returns the number of calls."""
     calls = 0
     for start in range(0, len(requests), BATCH_WRITE_LIMIT):
-        pending: dict[str, list] = {table: requests[start : start + BATCH_WRITE_LIMIT]}
-        for attempt in range(BATCH_WRITE_ATTEMPTS):
-            calls += 1
-            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not pending:
-                break
-            time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
-        else:
-            raise RuntimeFailure(
-                f"BatchWriteItem to {table}: items still unprocessed after {BATCH_WRITE_ATTEMPTS} attempts"
-            )
+        pending = {table: requests[start : start + BATCH_WRITE_LIMIT]}
+        calls += _until_processed(
+            lambda r: client.batch_write_item(RequestItems=r), pending, "UnprocessedItems"
+        )
     return calls
+
+
+def _until_processed(send: Callable[[dict], dict], request: dict, leftover: str) -> int:
+    """Send ``request``, then what each answer left ``leftover`` (UnprocessedItems/UnprocessedKeys),
+    with full-jitter back-off; returns the number of calls."""
+    for attempt in range(BATCH_ATTEMPTS):
+        request = send(request).get(leftover) or {}
+        if not request:
+            return attempt + 1
+        time.sleep(random.uniform(0, min(5.0, 0.05 * 2**attempt)))
+    raise RuntimeFailure(f"{', '.join(request)}: {leftover} still left after {BATCH_ATTEMPTS} attempts")
