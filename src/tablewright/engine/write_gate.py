@@ -32,6 +32,7 @@ import struct
 import threading
 import time
 import weakref
+from collections.abc import Callable
 
 try:
     import fcntl
@@ -185,10 +186,7 @@ class _FileLock:
         self._fd = fd
         self.fd = fd
         self.contended = False  # the last acquire found another process holding the lock
-        self._state = threading.Condition()
-        self._waiting = False  # a waiter thread is blocked in flock(LOCK_EX)
-        self._granted = False  # the waiter got the lock; the next writer of this process takes it over
-        self._wanted = False  # a writer of this process waits for the waiter
+        self._waiter: _Waiter | None = None
         weakref.finalize(self, os.close, fd)
 
     @classmethod
@@ -207,63 +205,31 @@ class _FileLock:
     def acquire(self, timeout: float | None) -> bool:
         """Take the lock within ``timeout`` seconds (``None``: only if free now). One caller at a time:
         the gate's thread lock is held around this and :meth:`release`."""
-        if not self._waiting:  # the usual case, without the condition: no waiter thread can start meanwhile
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        waiter = self._waiter
+        # While the waiter thread is blocked in flock (for a writer that gave up), a flock here would
+        # succeed as a conversion of the same open file's lock the moment the thread got it.
+        if waiter is None or not waiter.busy:
+            if _flock_now(self._fd):
                 return True
-            except BlockingIOError:
-                pass
             if timeout and _SPIN:  # the holder is most likely writing on another core right now
                 deadline = time.perf_counter() + min(timeout, _SPIN)
                 while time.perf_counter() < deadline:
-                    try:
-                        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    if _flock_now(self._fd):
                         self.contended = True
                         return True
-                    except BlockingIOError:
-                        pass
         self.contended = True
-        with self._state:
-            if self._granted:
-                self._granted = False
+        if timeout is None or timeout <= 0:
+            return False
+        if waiter is None:
+            waiter = self._waiter = _Waiter(self._fd, _flock_wait, _flock_release)
+        if not waiter.adopt():  # no wait given up earlier to take over: start one
+            if _flock_now(self._fd):
                 return True
-            if not self._waiting:
-                try:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return True
-                except BlockingIOError:
-                    pass
-                if timeout is None or timeout <= 0:
-                    return False
-                self._waiting = True
-                threading.Thread(target=self._wait, name="tablewright-write-gate", daemon=True).start()
-            elif timeout is None or timeout <= 0:
-                return False
-            self._wanted = True
-            try:
-                if self._state.wait_for(lambda: self._granted, timeout):
-                    self._granted = False
-                    return True
-                return False
-            finally:
-                self._wanted = False
-
-    def _wait(self) -> None:
-        """The waiter thread: block until the lock is ours, then hand it over or give it back."""
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
-        except OSError:  # pragma: no cover - flock on an open regular file fails only on EINTR/ENOLCK
-            with self._state:
-                self._waiting = False
-            return
-        with self._state:
-            if self._wanted:
-                self._granted = True
-                self._state.notify_all()
-            else:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-            # Last: a caller that reads False without the condition finds the lock given or given back.
-            self._waiting = False
+            waiter.start(0)
+        if waiter.granted(timeout):
+            return True
+        waiter.abandon()
+        return False
 
     def release(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
@@ -315,6 +281,27 @@ def _lock(fd: int, offset: int, *, wait: bool) -> bool:
 
 def _unlock(fd: int, offset: int) -> None:
     fcntl.fcntl(fd, _SETLK, _record(fcntl.F_UNLCK, offset))
+
+
+def _wait_for_place(fd: int, offset: int) -> bool:
+    return _lock(fd, offset, wait=True)
+
+
+def _flock_now(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _flock_wait(fd: int, _: int) -> bool:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return True
+
+
+def _flock_release(fd: int, _: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class _Lease:
@@ -375,11 +362,8 @@ class _Queue:
         """This process's current turn, or a new one after waiting for it; and whether it waited."""
         with self._state:
             lease = self._lease
-            if lease is not None:
-                if time.monotonic() < lease.ends:
-                    return self._join(lease), False
-                if not lease.calls:
-                    self._end(lease)  # over: queue again (a write still in it gives it up when done)
+            if lease is not None and time.monotonic() < lease.ends:
+                return self._join(lease), False
         started = time.monotonic()
         if not admitting.acquire(timeout=max(timeout, 0.0)):  # one thread of the process queues
             raise GateBusy(f"other threads held the database's write queue for {timeout:g} s")
@@ -404,12 +388,15 @@ class _Queue:
         return lease
 
     def leave(self, lease: _Lease) -> None:
-        """One write of ``lease`` is done; its place is given up once the turn is over."""
+        """One write of ``lease`` is done. The place is kept even when the turn is over: the next write
+        gives it up only once it has its own ticket, right before it sleeps, so that the process woken
+        by the hand-over does not take the core from a write still running (a process that stops
+        writing is passed by the one behind it, see :meth:`_enter`)."""
         with self._state:
             lease.calls -= 1
             if not lease.calls:
-                if time.monotonic() >= lease.ends:
-                    self._end(lease)
+                if self._lease is not lease:
+                    self._end(lease)  # a newer turn of this process replaced it
                 else:
                     self._shared[_COUNTER.size + lease.place - 1] = 0  # idle until its next write
 
@@ -435,13 +422,17 @@ class _Queue:
         finally:
             _unlock(fd, 0)
         self._shared[_COUNTER.size + mine - 1] = 1  # waiting counts as busy: not to be passed
+        with self._state:  # the turn this process had is over: hand it on
+            previous = self._lease
+            if previous is not None and not previous.calls:
+                self._end(previous)
         ahead = 1 + (ticket - self._width) % _PLACES
         if _lock(fd, ahead, wait=False):
             _unlock(fd, ahead)
             return mine, False
         waiter = self._waiter
         if waiter is None:
-            waiter = self._waiter = _Waiter(fd)
+            waiter = self._waiter = _Waiter(fd, _wait_for_place, _unlock)
         elif waiter.busy:  # still waiting for a place given up earlier: go without one this time
             _unlock(fd, mine)
             return None, True
@@ -466,8 +457,10 @@ class _Waiter:
     blocking ``fcntl`` can neither be given a timeout nor be interrupted). It lives as long as the
     process, so a wait costs two thread switches rather than a thread's start."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, lock: Callable[[int, int], bool], unlock: Callable[[int, int], None]) -> None:
         self._fd = fd
+        self._lock = lock  # (fd, place): blocks until it has the place (False: gave up on an error)
+        self._unlock = unlock
         self._job = threading.Lock()
         self._job.acquire()  # released to hand the thread a place to wait for
         self._done = threading.Lock()
@@ -493,23 +486,31 @@ class _Waiter:
         """The writer goes on without the place: unlock it whenever the thread gets it."""
         with self._state:
             if self._done.acquire(blocking=False):  # got it meanwhile
-                _unlock(self._fd, self._place)
+                self._unlock(self._fd, self._place)
             elif self.busy:
                 self._abandoned = True
+
+    def adopt(self) -> bool:
+        """Take over a wait given up earlier, if the thread is still in it (then ask :meth:`granted`)."""
+        with self._state:
+            if self.busy:
+                self._abandoned = False
+                return True
+            return False
 
     def _serve(self) -> None:
         while True:
             self._job.acquire()
             place = self._place
             try:
-                got = _lock(self._fd, place, wait=True)
-            except OSError:  # pragma: no cover - EINTR/ENOLCK: the writer goes on as if admitted
+                got = self._lock(self._fd, place)
+            except OSError:  # pragma: no cover - ENOLCK and the like: the writer goes on as if it had it
                 got = False
             with self._state:
                 self.busy = False
                 if self._abandoned:
                     self._abandoned = False
                     if got:
-                        _unlock(self._fd, place)
+                        self._unlock(self._fd, place)
                 else:
                     self._done.release()
