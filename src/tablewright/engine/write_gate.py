@@ -8,7 +8,7 @@ a second. Here a writer waits where the operating system wakes it the moment the
 
 * within a process, a :class:`threading.Lock` per database file (shared by every engine on that file);
 * across processes, ``flock`` on a sidecar file beside the database, ``<db>-twlock`` (created on the
-  first write, empty, never read; see docs/storage.md). The lock goes with the process if it dies.
+  first write; see docs/storage.md). The lock goes with the process if it dies.
 
 The gate is a queue in front of SQLite's write lock, not a replacement for it: ``BEGIN IMMEDIATE`` still
 takes SQLite's lock, so a program that writes the file without the gate (the ``sqlite3`` shell, another
@@ -16,12 +16,15 @@ tool, an older tablewright) is still excluded by SQLite and waited for by its bu
 sidecar cannot be created or opened (a read-only directory, a platform without ``fcntl``), writers of
 different processes go back to SQLite's own waiting; nothing else changes.
 
-Timeouts: a blocking ``flock`` cannot be given one or be interrupted. So a writer first tries it without
-blocking; if another process holds it, a short-lived waiter thread makes the blocking call while the
-writer waits on a condition with the remaining time. If the waiter gets the lock after the writer gave
-up, it hands it to the next writer of this process that asks, or releases it at once if nobody does. At
-most one waiter thread per file and process exists, so two blocking calls on one open file never race
-(a second ``flock`` on the same open file would succeed as a mere conversion of the first).
+Timeouts: a blocking ``flock`` or ``fcntl`` lock cannot be given one or be interrupted. So a writer first
+tries without blocking (and retries for ``_SPIN`` seconds); then a lasting waiter thread (one per lock
+and process) makes the blocking call while the writer waits with the remaining time. If the thread gets
+the lock after the writer gave up, it lets it go at once, unless the next writer of this process has
+taken that wait over. Only that thread ever blocks on the lock, so two blocking calls on one open file
+never race (a second ``flock`` on the same open file would succeed as a mere conversion of the first).
+
+Turns (:class:`_Queue`): once writers of different processes got in each other's way, each write
+request first waits for its process's turn, so that no more processes write at once than there are cores.
 """
 
 from __future__ import annotations
@@ -246,9 +249,11 @@ _PLACES = 4096
 # Seconds a waiter waits before it looks whether the process ahead of it is between writes.
 _IDLE = 0.01
 _COUNTER = struct.Struct("=Q")
-# Seconds of writes a process's turn lasts. With more processes than cores a writer waits about
-# (processes / cores - 1) turns, so this is what keeps waits to a few milliseconds.
-_TURN = 0.001
+# A process's turn lasts long enough to make its hand-over cheap beside its writes, and short enough
+# that the processes queued behind it wait about _WAIT seconds (see _Queue._turn), within these bounds.
+_WAIT = 0.003
+_TURN_MIN = 0.0005
+_TURN_MAX = 0.01
 
 
 def _cores() -> int:
@@ -323,9 +328,9 @@ class _Queue:
     Why: with more writing processes than cores, the scheduler preempts a writer in the middle of a
     write, and that write then waits a time slice or more (milliseconds, ``p99``), while a writer
     preempted holding the gate makes every other writer wait too. Here the processes beyond the cores
-    sleep until it is their turn, so the ones writing keep their cores. A turn lasts ``_TURN`` seconds of
-    writes rather than one write: a hand-over (one process sleeping, another waking) costs about as much
-    CPU as a small write, and waiting a short turn per few writes keeps every wait short.
+    sleep until it is their turn, so the ones writing keep their cores. A turn is some milliseconds of
+    writes rather than one write: a hand-over (one process sleeping, another waking) costs as much CPU
+    as a few small writes; its length is chosen so that the processes queued behind wait about 3 ms.
 
     How, robust to a process that dies anywhere: a process takes a ticket (a counter in the sidecar's
     first bytes, changed under a record lock on byte 0), locks its ticket's place (a byte of the
@@ -375,12 +380,19 @@ class _Queue:
             place, waited = self._enter(max(0.0, timeout - (time.monotonic() - started)))
             if place is None:
                 return None, waited
-            lease = _Lease(place, time.monotonic() + _TURN)
+            lease = _Lease(place, time.monotonic() + self._turn(place))
             with self._state:
                 self._lease = lease
                 return self._join(lease), waited
         finally:
             admitting.release()
+
+    def _turn(self, place: int) -> float:
+        """Seconds of writes for a turn starting now: the processes queued behind this one wait about
+        ``queued / cores`` turns, so a turn is as long as keeps that near ``_WAIT``."""
+        (issued,) = _COUNTER.unpack_from(self._shared)
+        queued = (issued - place) % _PLACES  # tickets taken after this process's own (place - 1)
+        return min(_TURN_MAX, max(_TURN_MIN, _WAIT * self._width / max(queued, self._width)))
 
     def _join(self, lease: _Lease) -> _Lease:
         lease.calls += 1
