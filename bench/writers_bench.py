@@ -190,7 +190,7 @@ def section(quick: bool) -> Section:
         "`preempted` counts the times the scheduler took a writer's core away while it could still run "
         "(Linux's nonvoluntary context switches), per 1,000 calls: a preempted call waits a time slice "
         "(milliseconds), which is where a p99 of several milliseconds comes from. With more writers "
-        "than cores, writers take turns of about a millisecond, as many at once as there are cores "
+        "than cores, writers take turns of a few milliseconds, as many at once as there are cores "
         "(docs/storage.md), so that they sleep between turns instead of being preempted mid-write.",
         "",
         "Before the write gate (issue 17): p99 0.3 ms with one process, 20 ms with several, single calls "

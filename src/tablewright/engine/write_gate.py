@@ -251,7 +251,7 @@ _IDLE = 0.01
 _COUNTER = struct.Struct("=Q")
 # A process's turn lasts long enough to make its hand-over cheap beside its writes, and short enough
 # that the processes queued behind it wait about _WAIT seconds (see _Queue._turn), within these bounds.
-_WAIT = 0.003
+_WAIT = 0.0025
 _TURN_MIN = 0.0005
 _TURN_MAX = 0.01
 
@@ -330,7 +330,7 @@ class _Queue:
     preempted holding the gate makes every other writer wait too. Here the processes beyond the cores
     sleep until it is their turn, so the ones writing keep their cores. A turn is some milliseconds of
     writes rather than one write: a hand-over (one process sleeping, another waking) costs as much CPU
-    as a few small writes; its length is chosen so that the processes queued behind wait about 3 ms.
+    as a few small writes; its length is chosen so that the processes queued behind wait about 2.5 ms.
 
     How, robust to a process that dies anywhere: a process takes a ticket (a counter in the sidecar's
     first bytes, changed under a record lock on byte 0), locks its ticket's place (a byte of the
