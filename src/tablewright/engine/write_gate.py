@@ -349,7 +349,9 @@ class _Queue:
         self._width = _cores()
         self._state = threading.Lock()  # guards the lease
         self._lease: _Lease | None = None
-        self._waiter: _Waiter | None = None
+        # Threads that wait for places. One still blocked for a place given up earlier (its holder went
+        # idle) cannot serve another wait, so there are as many as such places at once, usually one.
+        self._waiters: list[_Waiter] = []
 
     @classmethod
     def open(cls, fd: int) -> _Queue | None:
@@ -442,12 +444,10 @@ class _Queue:
         if _lock(fd, ahead, wait=False):
             _unlock(fd, ahead)
             return mine, False
-        waiter = self._waiter
+        waiter = next((waiter for waiter in self._waiters if not waiter.busy), None)
         if waiter is None:
-            waiter = self._waiter = _Waiter(fd, _wait_for_place, _unlock)
-        elif waiter.busy:  # still waiting for a place given up earlier: go without one this time
-            _unlock(fd, mine)
-            return None, True
+            waiter = _Waiter(fd, _wait_for_place, _unlock)
+            self._waiters.append(waiter)
         deadline = time.monotonic() + timeout
         waiter.start(ahead)
         while True:
