@@ -249,12 +249,21 @@ class Store:
             turn = gate.admit(self.lock_timeout)
         except GateBusy as error:
             raise WriteLockBusy(str(error)) from None
-        self._local.admission_wait = time.monotonic() - started
+        local = self._local
+        local.admission_wait = time.monotonic() - started
+        local.admitted = True
         try:
             yield
         finally:
-            self._local.admission_wait = 0.0
-            gate.leave(turn)
+            local.admission_wait = 0.0
+            local.admitted = False
+            # A checkpoint syncs the database (milliseconds, more on a busy disk): the processes queued
+            # behind this one should not wait for it, so the turn ends first.
+            due = getattr(local, "checkpoint_due", False)
+            local.checkpoint_due = False
+            gate.leave(turn, hand_on=due)
+            if due:
+                self._checkpoint(self.conn)
 
     @contextlib.contextmanager
     def read(self, *, single: bool = False) -> Iterator[sqlite3.Connection]:
@@ -508,7 +517,10 @@ class Store:
                 and self.waits
                 and self._wal_frames_pending() >= _CHECKPOINT_FRAMES
             ):
-                self._checkpoint(conn)
+                if getattr(self._local, "admitted", False):
+                    self._local.checkpoint_due = True  # after the turn is handed on (admitted)
+                else:
+                    self._checkpoint(conn)
 
     def _wal_frames_pending(self) -> int:
         """WAL frames not yet copied into the database: ``mxFrame - nBackfill`` of the wal-index header

@@ -160,10 +160,11 @@ class WriteGate:
             self.crowded = False  # the last to queue until writers get in each other's way again
         return lease
 
-    def leave(self, lease: _Lease | None) -> None:
-        """End a write admitted by :meth:`admit` (the turn may go on for this process's next write)."""
+    def leave(self, lease: _Lease | None, *, hand_on: bool = False) -> None:
+        """End a write admitted by :meth:`admit` (the turn may go on for this process's next write;
+        ``hand_on``: not so, the next process goes on now, as this one has other work to do first)."""
         if lease is not None:
-            self._queue.leave(lease)  # type: ignore[union-attr]
+            self._queue.leave(lease, hand_on=hand_on)  # type: ignore[union-attr]
 
     def _file_lock(self) -> _FileLock | None:
         """The sidecar's lock, opened on the first write (called with the thread lock held)."""
@@ -401,7 +402,7 @@ class _Queue:
         self._shared[_COUNTER.size + lease.place - 1] = 1
         return lease
 
-    def leave(self, lease: _Lease) -> None:
+    def leave(self, lease: _Lease, *, hand_on: bool = False) -> None:
         """One write of ``lease`` is done. The place is kept even when the turn is over: the next write
         gives it up only once it has its own ticket, right before it sleeps, so that the process woken
         by the hand-over does not take the core from a write still running (a process that stops
@@ -409,8 +410,8 @@ class _Queue:
         with self._state:
             lease.calls -= 1
             if not lease.calls:
-                if self._lease is not lease:
-                    self._end(lease)  # a newer turn of this process replaced it
+                if hand_on or self._lease is not lease:  # or a newer turn of this process replaced it
+                    self._end(lease)
                 else:
                     self._shared[_COUNTER.size + lease.place - 1] = 0  # idle until its next write
 
