@@ -281,6 +281,160 @@ def test_a_foreign_sqlite_lock_is_still_waited_for_behind_the_gate(database) -> 
         release(holder)
 
 
+# ------------------------------------------------------------------------- turns (the queue)
+
+# A process on one core (so the queue admits one process at a time, strictly in order) that takes
+# turns in the write queue of a database when told: "admit" (print "admitted" once it has its turn),
+# "leave", "write" (a turn taken and left at once: the process keeps its place, idle), "put <timeout>"
+# (a PutItem as a writer that saw contention, so it queues) and "try" (the same never waiting).
+QUEUE_CHILD = """
+import os, sys
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+from tablewright.engine import Engine
+from tablewright.engine.write_gate import gate_for
+db, name = sys.argv[1:3]
+gate = gate_for(db)
+turn = None
+print("ready", flush=True)
+for line in sys.stdin:
+    command, *arguments = line.split()
+    if command == "admit":
+        turn = gate.admit(120)
+        print("admitted", flush=True)
+    elif command == "leave":
+        gate.leave(turn)
+        print("left", flush=True)
+    elif command == "write":
+        gate.leave(gate.admit(120))
+        print("written", flush=True)
+    else:
+        with Engine(db, lock_timeout=float(arguments[0]) if arguments else 60) as engine:
+            gate.crowded = True
+            request = {"TableName": "items", "Item": {"pk": {"S": name}}}
+            try:
+                (engine.handle if command == "put" else engine.try_handle)("PutItem", request)
+                print("applied", flush=True)
+            except Exception as error:
+                print(getattr(error, "code", type(error).__name__), flush=True)
+"""
+
+
+class QueueChild:
+    """One process of QUEUE_CHILD, told what to do line by line."""
+
+    def __init__(self, database: Path, name: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", QUEUE_CHILD, str(database), name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.answer() == "ready"
+
+    def tell(self, command: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+
+    def answer(self) -> str:
+        assert self.process.stdout is not None
+        return self.process.stdout.readline().strip()
+
+    def ask(self, command: str) -> str:
+        self.tell(command)
+        return self.answer()
+
+    def queue(self, database: Path) -> None:
+        """Ask for a turn and come back once this process has its ticket (it waits in the queue)."""
+        before = tickets(database)
+        self.tell("admit")
+        eventually(lambda: tickets(database) > before)
+
+    def answered(self) -> bool:
+        """Whether an answer is waiting (without reading it)."""
+        import select
+
+        return bool(select.select([self.process.stdout], [], [], 0)[0])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=30)
+
+
+def tickets(database: Path) -> int:
+    """Tickets the database's write queue has given (the counter in the sidecar's first bytes)."""
+    head = Path(f"{database}{SIDECAR}").read_bytes()[:8]
+    return int.from_bytes(head, sys.byteorder) if len(head) == 8 else 0
+
+
+def eventually(condition: Callable[[], bool]) -> None:
+    """Wait until ``condition()`` (another process's progress; the limit only ends a broken test)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "the other process did not get there"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def queue_children(database: Path) -> Iterator[Callable[[str], QueueChild]]:
+    children: list[QueueChild] = []
+
+    def start(name: str) -> QueueChild:
+        children.append(QueueChild(database, name))
+        return children[-1]
+
+    yield start
+    for child in children:
+        child.stop()
+
+
+def test_writers_take_turns_in_order_of_arrival(database, queue_children) -> None:
+    first, second, third, fourth = (queue_children(name) for name in "ABCD")
+    assert first.ask("admit") == "admitted"
+    for child in (second, third, fourth):
+        child.queue(database)
+    assert first.ask("leave") == "left"
+    assert second.answer() == "admitted"
+    assert not third.answered() and not fourth.answered(), "a later arrival passed one still writing"
+    assert second.ask("leave") == "left"
+    assert third.answer() == "admitted"
+    assert not fourth.answered()
+    assert third.ask("leave") == "left"
+    assert fourth.answer() == "admitted"
+
+
+def test_a_killed_writer_does_not_hold_up_the_queue(database, queue_children) -> None:
+    holder, waiter, doomed, last = (queue_children(name) for name in "ABCD")
+    assert holder.ask("admit") == "admitted"
+    waiter.queue(database)
+    holder.process.kill()  # killed during its turn: the kernel drops its place
+    assert waiter.answer() == "admitted"
+    doomed.queue(database)
+    last.queue(database)
+    doomed.process.kill()  # killed while waiting: the one behind it waits for the turn ahead instead
+    assert last.answer() == "admitted"
+
+
+def test_a_process_that_stopped_writing_does_not_keep_its_turn(database, queue_children) -> None:
+    idle, other = queue_children("A"), queue_children("B")
+    assert idle.ask("write") == "written"  # alive, and it may still hold its place
+    assert other.ask("admit") == "admitted"
+    assert idle.process.poll() is None
+
+
+def test_a_write_waiting_for_its_turn_times_out_as_at_the_gate(database, queue_children) -> None:
+    holder, writer = queue_children("A"), queue_children("late")
+    assert holder.ask("admit") == "admitted"
+    assert writer.ask("put 0.3") == "ThrottlingException"
+    # A thread that never waits does not queue: the gate itself is free.
+    assert writer.ask("try") == "applied"
+    assert holder.ask("leave") == "left"
+    assert writer.ask("put 60") == "applied"
+
+
 # ---------------------------------------------------------------------------------- the sidecar
 
 

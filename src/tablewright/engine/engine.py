@@ -185,6 +185,17 @@ class Engine:
     def _run(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request
     ) -> Response:
+        if operation in WRITE_OPERATIONS and self.store.crowded():
+            # Writers of the file got in each other's way lately: the whole request, validation included,
+            # runs as one of the few writers admitted at once, so that none is preempted by another
+            # while it holds the write lock (Store.admitted).
+            with self.store.admitted():
+                return self._execute(operation, function, request)
+        return self._execute(operation, function, request)
+
+    def _execute(
+        self, operation: str, function: Callable[[Engine, Request], Response], request: Request
+    ) -> Response:
         if self._validate:
             validate_request(operation, request)
         if operation == "BatchGetItem" or not legacy.LEGACY_FIELDS.isdisjoint(request):

@@ -231,6 +231,40 @@ class Store:
         """An atomic read-modify-write transaction, exclusive against other writers (``with`` it)."""
         return _WriteTransaction(self)
 
+    def crowded(self) -> bool:
+        """Whether writers of this file got in each other's way lately, so that a write request should
+        run :meth:`admitted` (cheap: the engine asks before every write request)."""
+        gate = self._gate
+        return gate is not None and gate.crowded and self.waits
+
+    @contextlib.contextmanager
+    def admitted(self) -> Iterator[None]:
+        """Run a whole write request as one of the few writers of the file admitted at once (the write
+        gate's queue, engine/write_gate.py), waiting in order of arrival. The wait counts against
+        ``lock_timeout`` like the gate's; a timeout is SQLite's busy error, as at the gate."""
+        gate = self._gate
+        assert gate is not None
+        started = time.monotonic()
+        try:
+            turn = gate.admit(self.lock_timeout)
+        except GateBusy as error:
+            raise WriteLockBusy(str(error)) from None
+        local = self._local
+        local.admission_wait = time.monotonic() - started
+        local.admitted = True
+        try:
+            yield
+        finally:
+            local.admission_wait = 0.0
+            local.admitted = False
+            # A checkpoint syncs the database (milliseconds, more on a busy disk): the processes queued
+            # behind this one should not wait for it, so the turn ends first.
+            due = getattr(local, "checkpoint_due", False)
+            local.checkpoint_due = False
+            gate.leave(turn, hand_on=due)
+            if due:
+                self._checkpoint(self.conn)
+
     @contextlib.contextmanager
     def read(self, *, single: bool = False) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for the statements of one read request.
@@ -452,7 +486,8 @@ class Store:
             return
         waits = self.waits
         try:
-            remaining = gate.acquire(self.lock_timeout if waits else None)
+            timeout = self.lock_timeout - getattr(self._local, "admission_wait", 0.0)
+            remaining = gate.acquire(timeout if waits else None)
         except GateBusy as error:
             raise WriteLockBusy(str(error)) from None
         try:
@@ -482,7 +517,10 @@ class Store:
                 and self.waits
                 and self._wal_frames_pending() >= _CHECKPOINT_FRAMES
             ):
-                self._checkpoint(conn)
+                if getattr(self._local, "admitted", False):
+                    self._local.checkpoint_due = True  # after the turn is handed on (admitted)
+                else:
+                    self._checkpoint(conn)
 
     def _wal_frames_pending(self) -> int:
         """WAL frames not yet copied into the database: ``mxFrame - nBackfill`` of the wal-index header
