@@ -26,7 +26,7 @@ from .errors import (
     WouldBlock,
 )
 from .opening import how_to_check
-from .ops import OPERATIONS
+from .ops import OPERATIONS, SHORTCUTS
 from .storage import Store, is_lock_timeout
 from .types import nesting_error
 from .validation import validate_request
@@ -185,6 +185,11 @@ class Engine:
     def _run(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request
     ) -> Response:
+        shortcut = SHORTCUTS.get(operation)
+        if shortcut is not None:
+            response = shortcut(self, request)
+            if response is not None:
+                return response
         if self._validate:
             validate_request(operation, request)
         if operation == "BatchGetItem" or not legacy.LEGACY_FIELDS.isdisjoint(request):
