@@ -418,7 +418,11 @@ class Store:
         looked up). Then the definition is re-read and :class:`StaleDefinition` makes the engine prepare
         the request again.
         """
-        row = (*key, size, orjson.dumps(item))
+        h, pk, sk = key
+        # Blobs bound as bytearray: CPython's sqlite3 binds a bytearray as it is, but first offers a bytes
+        # object to its adapters (building and discarding an AttributeError each time), which costs
+        # more than the copy.
+        row = (h, bytearray(pk), bytearray(sk), size, bytearray(orjson.dumps(item)))
         if self.path is None:  # one shared connection, whose cache is the catalog
             self._acquire()
             try:

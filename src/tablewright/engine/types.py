@@ -169,10 +169,18 @@ def _plain_decimal_sized(text: str) -> tuple[str, int] | None:
         and (integer[0] != "0" or len(integer) == 1)
     ):
         return None
-    if fraction[-1] == "0":
-        text = text.rstrip("0").rstrip(".")
-    digits = text.replace(".", "").strip("0")
-    return text, (len(digits) + 1) // 2 + 1 if digits else 1
+    if fraction[-1] == "0":  # "2.50", "3.0": cut to "2.5", "3"
+        fraction = fraction.rstrip("0")
+        text = f"{integer}.{fraction}" if fraction else integer
+    # Significant digits: none of the fraction's is trailing now, none of the integer's is leading
+    # unless it is "0", and an integer's trailing zeros do not count.
+    if not fraction:
+        digits = len(integer.rstrip("0"))
+    elif integer == "0":
+        digits = len(fraction.lstrip("0"))
+    else:
+        digits = len(integer) + len(fraction)
+    return text, (digits + 1) // 2 + 1 if digits else 1
 
 
 # ----------------------------------------------------------------------------------------------- binary
@@ -606,7 +614,7 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
     both general checks. The caller's value dicts are kept (the item is only serialised); values that
     validation normalises ("2.50", nested maps) are replaced in a copy.
     """
-    if item.__class__ is not dict:
+    if type(item) is not dict:
         return None
     try:
         names = "".join(item)
@@ -617,9 +625,9 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
     size = len(names)
     normalized: Item | None = None
     for name, value in item.items():
-        if value.__class__ is dict and len(value) == 1:
+        if type(value) is dict and len(value) == 1:
             payload = value.get("S")
-            if payload.__class__ is str:
+            if type(payload) is str:
                 if payload.isascii():
                     size += len(payload)
                     continue
@@ -629,7 +637,7 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
                 except UnicodeEncodeError:  # a lone surrogate: the general path words the error
                     return None
             payload = value.get("N")
-            if payload.__class__ is str:
+            if type(payload) is str:
                 if (
                     payload.isdigit()
                     and payload.isascii()
@@ -648,7 +656,7 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
                     continue
             else:
                 payload = value.get("SS")
-                if payload.__class__ is list and payload:
+                if type(payload) is list and payload:
                     try:
                         joined = "".join(payload)
                     except TypeError:
