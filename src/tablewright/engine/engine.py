@@ -104,9 +104,9 @@ class Engine:
     (:class:`~tablewright.engine.opening.DatabaseUnavailable`).
     """
 
-    # Writes that need nothing of the item they replace take the one-statement paths (BatchWriteItem's
-    # executemany, bulk loads). False sends them through the general read-then-write path, which the
-    # differential tests compare them with.
+    # Writes that need nothing of the item they replace take the one-statement paths (PutItem's shortcut
+    # and blind put, BatchWriteItem's executemany, bulk loads). False sends them through the general
+    # read-then-write path, which the differential tests compare them with.
     fast_writes: bool = True
 
     def __init__(
