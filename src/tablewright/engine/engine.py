@@ -180,7 +180,7 @@ class Engine:
             ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
-        return response if encoded else decoded(response)
+        return response if encoded or not response else decoded(response)
 
     def _run(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request

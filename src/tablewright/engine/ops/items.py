@@ -101,8 +101,9 @@ def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
         return None
     if _table_name_valid is None:
         _table_name_valid = member_validator("PutItem", "TableName")
-    catalog_version = engine.store.catalog_version  # before the lookup: see Store.put_blind
-    table = engine.store.table(name)
+    store = engine.store
+    catalog_version = store.catalog_version  # before the lookup: see Store.put_blind
+    table = store.table(name)
     if table is None or not table.blind_writes or not _table_name_valid(name):
         return None
     plain = plain_item_sized(request.get("Item"))
@@ -111,7 +112,7 @@ def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
     item, size = plain
     encoded = table.encode_item_key(item, for_item=True)
     try:
-        engine.store.put_blind(table, catalog_version, encoded, item, table.check_item(item, size))
+        store.put_blind(table, catalog_version, encoded, item, table.check_item(item, size))
     except StaleDefinition:  # the table was redefined meanwhile: nothing was written
         return None
     except sqlite3.OperationalError as error:  # dropped by another process: the general path refreshes
