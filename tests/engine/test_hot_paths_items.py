@@ -76,11 +76,13 @@ def general_item(raw: dict) -> tuple[dict, int]:
     return out, size
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(st.dictionaries(st.sampled_from(["a", "bb", "é", "x" * 20_000, "é" * 20_000]), odd_values, max_size=4))
 def test_item_shortcuts_match_the_general_validation(raw: dict) -> None:
     assert outcome(validate_item_sized, raw) == outcome(general_item, raw)
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(st.dictionaries(st.sampled_from(["a", "bb"]), odd_values, min_size=1, max_size=4))
 def test_request_wire_check_matches_the_general_check(item: dict) -> None:
     def general() -> None:
@@ -95,6 +97,7 @@ def test_request_wire_check_matches_the_general_check(item: dict) -> None:
         assert shortcut[0] != "SerializationException"
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(odd_payloads)
 def test_integer_shortcut_agrees_with_the_canonical_form(text: Any) -> None:
     by_definition = (
@@ -117,6 +120,7 @@ decimal_texts = st.one_of(
 )
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(decimal_texts)
 def test_formatted_decimal_shortcut_matches_normalisation(text: str) -> None:
     sized = _plain_decimal_sized(text)
@@ -160,6 +164,7 @@ def test_plain_item_is_the_validated_item_or_nothing(raw: dict) -> None:
         assert orjson.dumps(plain[0]) == orjson.dumps(general[1][0])  # the stored bytes
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(st.dictionaries(plain_names, st.one_of(plain_values, valid_values), min_size=1, max_size=6))
 def test_plain_item_takes_every_valid_item_with_ascii_names(raw: dict) -> None:
     if outcome(validate_item_sized, raw)[0] == "ok":
@@ -184,6 +189,7 @@ def test_plain_item_declines_what_it_does_not_check() -> None:
     assert item["a"] == {"N": "2.50"}  # the caller's item is not changed
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(
     st.one_of(st.text(max_size=8), st.sampled_from(["abc", "ab", "a" * 255, "a" * 256, "a.b-c_d", "tbl!"]))
 )
