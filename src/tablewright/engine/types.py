@@ -611,8 +611,8 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
     For PutItem's shortcut: one walk of the item where the general path makes two (the request's wire
     check, then validation). Names are checked all at once (ASCII, none empty, short enough together);
     strings, positive integers, formatted decimals and ASCII string sets inline; any other value by
-    both general checks. The caller's value dicts are kept (the item is only serialised); values that
-    validation normalises ("2.50", nested maps) are replaced in a copy.
+    both general checks. The caller's item is kept (it is only serialised) unless a value is one that
+    validation normalises ("2.50", nested maps): those are replaced in a copy, in the same order.
     """
     if type(item) is not dict:
         return None
@@ -623,7 +623,7 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
     if "" in item or not names.isascii() or len(names) > MAX_NAME_BYTES:
         return None
     size = len(names)
-    normalized: Item | None = None
+    out: Item = item  # copied on the first value that validation normalises
     for name, value in item.items():
         if type(value) is dict and len(value) == 1:
             payload = value.get("S")
@@ -649,9 +649,9 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
                 decimal_sized = _plain_decimal_sized(payload)
                 if decimal_sized is not None:
                     if decimal_sized[0] != payload:  # "2.50" is stored as "2.5"
-                        if normalized is None:
-                            normalized = {}
-                        normalized[name] = {"N": decimal_sized[0]}
+                        if out is item:
+                            out = dict(item)
+                        out[name] = {"N": decimal_sized[0]}
                     size += decimal_sized[1]
                     continue
             else:
@@ -666,16 +666,13 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
                         continue
         try:
             check_wire_json(value)
-            if normalized is None:
-                normalized = {}
-            normalized[name], value_size = validate_value_sized(value)
+            validated, value_size = validate_value_sized(value)
+            if out is item:
+                out = dict(item)
+            out[name] = validated
         except Exception:  # noqa: BLE001 - any error is the general path's to raise, in its order
             return None
         size += value_size
-    if normalized is None:
-        return item, size
-    out = dict(item)
-    out.update(normalized)  # same names, so the order stays the caller's
     return out, size
 
 
