@@ -1,27 +1,41 @@
 """The single-item shortcuts (issue 17 req 3) answer exactly as the general code they bypass.
 
 Each shortcut is compared with the general path on generated values, errors included: validating an
-item attribute by attribute (``validate_value_sized``), checking wire JSON types (``check_wire_json``)
-and recognising canonical numbers (the regular expression).
+item attribute by attribute (``validate_value_sized``), checking wire JSON types (``check_wire_json``),
+recognising canonical numbers (the regular expression) and formatted decimals (``normalize_number``),
+the one-walk item check of PutItem's shortcut (``plain_item_sized``), its table-name check, and the
+shortcut end to end: the same PutItem requests on an engine with ``fast_writes`` and on one without
+(request validation, then the read-then-write path) must answer and store the same.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 from typing import Any
 
-from hypothesis import given
+import orjson
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tablewright.engine import Engine
 from tablewright.engine.errors import DynamoDBError
+from tablewright.engine.ops.items import put_item_shortcut
 from tablewright.engine.types import (
     _CANONICAL,
     MAX_DIGITS,
+    _plain_decimal_sized,
     check_wire_json,
     is_canonical_number,
+    normalize_number,
+    number_size,
+    plain_item_sized,
     validate_item_sized,
     validate_value_sized,
 )
-from tablewright.engine.validation import validate_request
+from tablewright.engine.validation import member_validator, validate_request
+
+from .support.generated_items import values as valid_values
 
 odd_strings = st.one_of(
     st.text(max_size=6),
@@ -62,11 +76,13 @@ def general_item(raw: dict) -> tuple[dict, int]:
     return out, size
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(st.dictionaries(st.sampled_from(["a", "bb", "é", "x" * 20_000, "é" * 20_000]), odd_values, max_size=4))
 def test_item_shortcuts_match_the_general_validation(raw: dict) -> None:
     assert outcome(validate_item_sized, raw) == outcome(general_item, raw)
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(st.dictionaries(st.sampled_from(["a", "bb"]), odd_values, min_size=1, max_size=4))
 def test_request_wire_check_matches_the_general_check(item: dict) -> None:
     def general() -> None:
@@ -81,6 +97,7 @@ def test_request_wire_check_matches_the_general_check(item: dict) -> None:
         assert shortcut[0] != "SerializationException"
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
 @given(odd_payloads)
 def test_integer_shortcut_agrees_with_the_canonical_form(text: Any) -> None:
     by_definition = (
@@ -91,3 +108,238 @@ def test_integer_shortcut_agrees_with_the_canonical_form(text: Any) -> None:
         and len(text.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS
     )
     assert is_canonical_number(text) == by_definition
+
+
+# ------------------------------------------------------------------------------ PutItem's shortcut
+
+decimal_texts = st.one_of(
+    odd_strings,
+    st.from_regex(r"-?0*[0-9]{0,4}\.?[0-9]{0,4}0*", fullmatch=True),
+    st.decimals(allow_nan=False, allow_infinity=False, places=4).map(lambda d: format(d, "f")),
+    st.sampled_from(["0.0", "0.000", "10.0", "100.500", "0.05", "1." + "1" * 36, "1." + "1" * 37, "١.٥"]),
+)
+
+
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
+@given(decimal_texts)
+def test_formatted_decimal_shortcut_matches_normalisation(text: str) -> None:
+    sized = _plain_decimal_sized(text)
+    expected = outcome(lambda: (normalize_number(text), number_size(text)))
+    if sized is not None:
+        assert ("ok", sized) == expected
+    # It takes every non-negative decimal of ASCII digits with a point that fits in 38 characters.
+    formatted = re.fullmatch(r"(0|[1-9][0-9]*)\.[0-9]+", text) is not None and len(text) <= MAX_DIGITS
+    assert (sized is not None) == formatted
+
+
+plain_names = st.sampled_from(["a", "bb", "pk", "x" * 300])
+odd_names = st.one_of(
+    plain_names, st.sampled_from(["", "é", "x" * 70_000, "\ud800", 1, None]), st.text(max_size=3)
+)
+plain_values = st.one_of(
+    st.text("abc xyz", max_size=5).map(lambda s: {"S": s}),
+    st.text(max_size=4).map(lambda s: {"S": s}),
+    st.integers(0, 10**40).map(lambda n: {"N": str(n)}),
+    st.decimals(min_value=0, max_value=10**6, places=3).map(lambda d: {"N": format(d, "f")}),
+    st.lists(st.text("abc", min_size=1, max_size=3), min_size=1, max_size=3, unique=True).map(
+        lambda v: {"SS": v}
+    ),
+)
+any_values = st.one_of(plain_values, valid_values, odd_values)
+
+
+def wire_check(raw: dict) -> Any:
+    return outcome(lambda: [check_wire_json(value) for value in raw.values()])
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.dictionaries(odd_names, any_values, max_size=5))
+def test_plain_item_is_the_validated_item_or_nothing(raw: dict) -> None:
+    plain = plain_item_sized(raw)  # never raises
+    if plain is not None:  # then both general checks pass, and it is their item and size
+        assert wire_check(raw) == ("ok", [None] * len(raw))
+        general = outcome(validate_item_sized, raw)
+        assert general[0] == "ok"
+        assert plain[1] == general[1][1]
+        assert orjson.dumps(plain[0]) == orjson.dumps(general[1][0])  # the stored bytes
+
+
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
+@given(st.dictionaries(plain_names, st.one_of(plain_values, valid_values), min_size=1, max_size=6))
+def test_plain_item_takes_every_valid_item_with_ascii_names(raw: dict) -> None:
+    if outcome(validate_item_sized, raw)[0] == "ok":
+        assert plain_item_sized(raw) is not None
+
+
+def test_plain_item_declines_what_it_does_not_check() -> None:
+    for raw in (
+        [],
+        {1: {"S": "x"}},
+        {"": {"S": "x"}},
+        {"é": {"S": "x"}},
+        {"a": {"S": "\ud800"}},
+        {"a": {"S": 5}},
+        {"a": {"SS": ["x", "x"]}},
+        {"a": {"N": "1e400"}},
+        {"a": {"M": {"b": {"N": 5}}}},
+    ):
+        assert plain_item_sized(raw) is None, raw
+    item = {"a": {"N": "2.50"}, "b": {"NS": ["1.0", "2"]}, "c": {"S": "é"}}
+    assert plain_item_sized(item) == validate_item_sized(item)
+    assert item["a"] == {"N": "2.50"}  # the caller's item is not changed
+
+
+@settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong
+@given(
+    st.one_of(st.text(max_size=8), st.sampled_from(["abc", "ab", "a" * 255, "a" * 256, "a.b-c_d", "tbl!"]))
+)
+def test_table_name_check_is_the_request_validation(name: str) -> None:
+    valid = outcome(validate_request, "PutItem", {"TableName": name, "Item": {}})[0] == "ok"
+    assert member_validator("PutItem", "TableName")(name) == valid
+
+
+TABLE_KEYS = {
+    "plain_t": ("pk", "S", "sk", "N"),
+    "hash_t": ("id", "S", None, None),
+    "number_t": ("pk", "N", "sk", "S"),
+    "streamed_t": ("pk", "S", "sk", "N"),
+}
+
+
+def put_engine(*, fast: bool) -> Engine:
+    engine = Engine()
+    engine.fast_writes = fast
+    for name, (hash_name, hash_type, range_name, range_type) in TABLE_KEYS.items():
+        schema = [{"AttributeName": hash_name, "KeyType": "HASH"}]
+        definitions = [{"AttributeName": hash_name, "AttributeType": hash_type}]
+        if range_name:
+            schema.append({"AttributeName": range_name, "KeyType": "RANGE"})
+            definitions.append({"AttributeName": range_name, "AttributeType": range_type})
+        request = {"TableName": name, "KeySchema": schema, "AttributeDefinitions": definitions}
+        if name == "streamed_t":
+            request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+        engine.handle("CreateTable", {**request, "BillingMode": "PAY_PER_REQUEST"})
+    return engine
+
+
+key_values = st.one_of(
+    st.sampled_from(
+        [{"S": "p1"}, {"S": "ä"}, {"N": "1"}, {"N": "2.50"}, {"N": "-0.5"}, {"S": ""}, {"S": "k" * 3000}]
+    ),
+    st.just(None),  # absent
+    odd_values,
+)
+
+
+good_keys = {
+    "S": st.sampled_from([{"S": "p1"}, {"S": "ä"}, {"S": "p2"}]),
+    "N": st.sampled_from([{"N": "1"}, {"N": "2.50"}, {"N": "2.5"}, {"N": "-0.5"}, {"N": "0"}]),
+}
+
+
+@st.composite
+def put_requests(draw: st.DrawFn) -> Any:
+    """Mostly well-formed puts (ASCII names, valid values, keys of the right type), which the shortcut
+    takes; a quarter with anything wrong anywhere, which it must leave to the general path."""
+    table = draw(
+        st.sampled_from([*TABLE_KEYS, *TABLE_KEYS, *TABLE_KEYS, "missing_t", "ab", "bad name!", 7, None])
+    )
+    hash_name, hash_type, range_name, range_type = TABLE_KEYS.get(table, ("pk", "S", "sk", "N"))  # type: ignore[arg-type]
+    if draw(st.integers(0, 3)):
+        item = draw(st.dictionaries(plain_names, st.one_of(plain_values, valid_values), max_size=4))
+        item[hash_name] = draw(good_keys[hash_type])
+        if range_name is not None:
+            item[range_name] = draw(good_keys[range_type])
+    else:
+        item = draw(st.dictionaries(odd_names, any_values, max_size=4))
+        for name in (hash_name, range_name):
+            value = draw(key_values)
+            if name is not None and value is not None:
+                item[name] = value
+    if draw(st.integers(0, 29)) == 7:
+        item["big"] = {"S": "x" * 410_000}
+    request: Any = {"TableName": table, "Item": item}
+    extra = draw(st.integers(0, 19))
+    if extra == 1:
+        request["ReturnValues"] = draw(st.sampled_from([None, "NONE", "ALL_OLD", "NOPE"]))
+    elif extra == 2:
+        del request["TableName"]
+    elif extra == 3:
+        request["Item"] = draw(st.sampled_from([None, [], "item", {}]))
+    elif extra == 4:
+        request = [table, item]
+    return request
+
+
+def put_answer(engine: Engine, request: Any) -> Any:
+    try:
+        return ("ok", engine.handle("PutItem", copy.deepcopy(request)))
+    except DynamoDBError as error:
+        return (type(error).__name__, str(error))
+
+
+def stored_rows(engine: Engine) -> dict[str, Any]:
+    conn = engine.store.conn
+    rows = {}
+    for name, table_id in conn.execute("SELECT name, id FROM tw_tables").fetchall():
+        rows[name] = conn.execute(f"SELECT * FROM t{table_id} ORDER BY h, pk, sk").fetchall()
+    rows["stream"] = [
+        orjson.loads(r)["dynamodb"]["NewImage"] for (r,) in conn.execute("SELECT record FROM tw_stream")
+    ]
+    return rows
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(put_requests(), min_size=1, max_size=6))
+def test_put_shortcut_answers_and_stores_as_the_general_path(requests: list[Any]) -> None:
+    fast, general = put_engine(fast=True), put_engine(fast=False)
+    for request in requests:
+        assert put_answer(fast, request) == put_answer(general, request), request
+    assert stored_rows(fast) == stored_rows(general)
+
+
+def test_put_shortcut_takes_plain_puts_and_leaves_the_rest() -> None:
+    engine = put_engine(fast=True)
+    item = {"pk": {"S": "p"}, "sk": {"N": "1"}, "score": {"N": "2.50"}, "tags": {"SS": ["a", "b"]}}
+    assert put_item_shortcut(engine, {"TableName": "plain_t", "Item": item}) == {}
+    assert engine.handle(
+        "GetItem", {"TableName": "plain_t", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}}
+    ) == {"Item": {**item, "score": {"N": "2.5"}}}
+    for request in (
+        {"TableName": "streamed_t", "Item": item},  # a stream record needs the general path
+        {"TableName": "plain_t", "Item": {**item, "bad": {"S": 5}}},
+        {"TableName": "plain_t", "Item": item, "ReturnValues": "ALL_OLD"},
+        {"TableName": "missing_t", "Item": item},
+        {"TableName": "plain_t"},
+    ):
+        assert put_item_shortcut(engine, request) is None, request
+    assert engine.handle("Scan", {"TableName": "streamed_t"})["Count"] == 0
+
+
+def test_put_shortcut_sees_a_table_redefined_by_another_connection(tmp_path: Any) -> None:
+    path = str(tmp_path / "shared.db")
+    first, second = Engine(path), Engine(path)
+    definition = {
+        "TableName": "tbl",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    first.handle("CreateTable", definition)
+    first.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "a"}}})  # caches the definition
+    second.handle("DeleteTable", {"TableName": "tbl"})
+    assert (
+        put_answer(first, {"TableName": "tbl", "Item": {"pk": {"S": "b"}}})[0] == "ResourceNotFoundException"
+    )
+    stream = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}}
+    second.handle("CreateTable", {**definition, **stream})
+    assert first.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "c"}}}) == {}
+    (arn,) = [s["StreamArn"] for s in second.handle("ListStreams", {})["Streams"]]
+    shard = second.handle("DescribeStream", {"StreamArn": arn})["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = second.handle(
+        "GetShardIterator", {"StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
+    )["ShardIterator"]
+    records = second.handle("GetRecords", {"ShardIterator": iterator})["Records"]
+    assert [r["dynamodb"]["Keys"] for r in records] == [{"pk": {"S": "c"}}]  # the put saw the stream
+    first.close()
+    second.close()

@@ -26,7 +26,7 @@ from .errors import (
     WouldBlock,
 )
 from .opening import how_to_check
-from .ops import OPERATIONS
+from .ops import OPERATIONS, SHORTCUTS
 from .storage import Store, is_lock_timeout
 from .types import nesting_error
 from .validation import validate_request
@@ -104,9 +104,9 @@ class Engine:
     (:class:`~tablewright.engine.opening.DatabaseUnavailable`).
     """
 
-    # Writes that need nothing of the item they replace take the one-statement paths (BatchWriteItem's
-    # executemany, bulk loads). False sends them through the general read-then-write path, which the
-    # differential tests compare them with.
+    # Writes that need nothing of the item they replace take the one-statement paths (PutItem's shortcut
+    # and blind put, BatchWriteItem's executemany, bulk loads). False sends them through the general
+    # read-then-write path, which the differential tests compare them with.
     fast_writes: bool = True
 
     def __init__(
@@ -180,7 +180,7 @@ class Engine:
             ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback
             raise InternalServerError(f"Internal error while processing {operation}: {error!r}") from error
-        return response if encoded else decoded(response)
+        return response if encoded or not response else decoded(response)
 
     def _run(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request
@@ -196,6 +196,11 @@ class Engine:
     def _execute(
         self, operation: str, function: Callable[[Engine, Request], Response], request: Request
     ) -> Response:
+        shortcut = SHORTCUTS.get(operation)
+        if shortcut is not None:
+            response = shortcut(self, request)
+            if response is not None:
+                return response
         if self._validate:
             validate_request(operation, request)
         if operation == "BatchGetItem" or not legacy.LEGACY_FIELDS.isdisjoint(request):

@@ -99,7 +99,7 @@ class Store:
         self._durable = durable
         self.lock_timeout = lock_timeout  # seconds a write waits for another connection's write lock
         self.read_only = read_only and path is not None
-        self._local = threading.local()
+        self._local = _ThreadState()
         # Every thread's connection with its thread, so that close() closes them all (and a connection
         # whose thread has ended is closed when the next one opens).
         self._connections: list[tuple[threading.Thread, sqlite3.Connection]] = []
@@ -452,7 +452,11 @@ class Store:
         looked up). Then the definition is re-read and :class:`StaleDefinition` makes the engine prepare
         the request again.
         """
-        row = (*key, size, orjson.dumps(item))
+        h, pk, sk = key
+        # Blobs bound as bytearray: CPython's sqlite3 binds a bytearray as it is, but first offers a bytes
+        # object to its adapters (building and discarding an AttributeError each time), which costs
+        # more than the copy.
+        row = (h, bytearray(pk), bytearray(sk), size, bytearray(orjson.dumps(item)))
         if self.path is None:  # one shared connection, whose cache is the catalog
             self._acquire()
             try:
@@ -801,6 +805,15 @@ _GATE_WAIT_ALLOWANCE = 0.05
 # (the server's event loop) leave it to others.
 _CHECKPOINT_FRAMES = 950
 _CHECKPOINT_CHECK_EVERY = 4
+
+
+class _ThreadState(threading.local):
+    """Each thread's connection and settings. The class attributes are the defaults, so a thread that
+    never set one reads it without an AttributeError raised and caught (``waits`` is read on every write)."""
+
+    conn: sqlite3.Connection | None = None
+    never_wait = False
+    data_version: int | None = None
 
 
 class WriteLockBusy(sqlite3.OperationalError):

@@ -150,6 +150,39 @@ def _canonical_number_size(text: str) -> int:
     return min(21, (len(digits) + 1) // 2 + 1 + text.startswith("-"))
 
 
+def _plain_decimal_sized(text: str) -> tuple[str, int] | None:
+    """The canonical text and :func:`number_size` of a non-negative number written as ASCII digits, a
+    point and digits, in at most 38 characters ("1.25", "2.50", "0.5", "3.0"); ``None`` for anything
+    else, which the general path decides.
+
+    Formatted decimals are common in items; recognised with string methods, without the regular
+    expression and without Decimal arithmetic. At most 38 characters hold at most 37 digits, so the
+    number is within DynamoDB's precision and range, and only trailing zeros can be non-canonical.
+    """
+    integer, point, fraction = text.partition(".")
+    if not (
+        point
+        and len(text) <= MAX_DIGITS
+        and text.isascii()
+        and integer.isdigit()
+        and fraction.isdigit()
+        and (integer[0] != "0" or len(integer) == 1)
+    ):
+        return None
+    if fraction[-1] == "0":  # "2.50", "3.0": cut to "2.5", "3"
+        fraction = fraction.rstrip("0")
+        text = f"{integer}.{fraction}" if fraction else integer
+    # Significant digits: none of the fraction's is trailing now, none of the integer's is leading
+    # unless it is "0", and an integer's trailing zeros do not count.
+    if not fraction:
+        digits = len(integer.rstrip("0"))
+    elif integer == "0":
+        digits = len(fraction.lstrip("0"))
+    else:
+        digits = len(integer) + len(fraction)
+    return text, (digits + 1) // 2 + 1 if digits else 1
+
+
 # ----------------------------------------------------------------------------------------------- binary
 
 
@@ -477,11 +510,16 @@ def validate_item_sized(item: Any, what: str = "item") -> tuple[Item, int]:
                     out[name] = {"N": payload}
                     size += (len(payload.rstrip("0")) + 1) // 2 + 1
                     continue
+                decimal_sized = _plain_decimal_sized(payload)
+                if decimal_sized is not None:  # "1.25", "2.50": formatted decimals, without the regex
+                    out[name] = {"N": decimal_sized[0]}
+                    size += decimal_sized[1]
+                    continue
                 if is_canonical_number(payload):
                     out[name] = {"N": payload}
                     size += _canonical_number_size(payload)
                     continue
-                if "." in payload and payload.endswith("0"):  # "2.50": normalize_number's own shortcut
+                if "." in payload and payload.endswith("0"):  # "-2.50": normalize_number's own shortcut
                     trimmed = payload.rstrip("0").rstrip(".")
                     if is_canonical_number(trimmed):
                         out[name] = {"N": trimmed}
@@ -560,6 +598,80 @@ def validate_loaded_item_sized(item: Any) -> tuple[Item, int]:
                 size += value_size
             continue
         out[name], value_size = validate_value_sized(value)
+        size += value_size
+    return out, size
+
+
+def plain_item_sized(item: Any) -> tuple[Item, int] | None:
+    """The item and size :func:`validate_item_sized` gives, for an item whose every attribute value
+    would also pass DynamoDB's wire check (:func:`check_wire_json`); ``None`` for any other item (an
+    error anywhere, an unusual attribute name), which the caller's general path then answers, errors
+    and their order included. Never raises.
+
+    For PutItem's shortcut: one walk of the item where the general path makes two (the request's wire
+    check, then validation). Names are checked all at once (ASCII, none empty, short enough together);
+    strings, positive integers, formatted decimals and ASCII string sets inline; any other value by
+    both general checks. The caller's item is kept (it is only serialised) unless a value is one that
+    validation normalises ("2.50", nested maps): those are replaced in a copy, in the same order.
+    """
+    if type(item) is not dict:
+        return None
+    try:
+        names = "".join(item)
+    except TypeError:  # a name that is not a string
+        return None
+    if "" in item or not names.isascii() or len(names) > MAX_NAME_BYTES:
+        return None
+    size = len(names)
+    out: Item = item  # copied on the first value that validation normalises
+    for name, value in item.items():
+        if type(value) is dict and len(value) == 1:
+            payload = value.get("S")
+            if type(payload) is str:
+                if payload.isascii():
+                    size += len(payload)
+                    continue
+                try:
+                    size += len(payload.encode("utf-8"))
+                    continue
+                except UnicodeEncodeError:  # a lone surrogate: the general path words the error
+                    return None
+            payload = value.get("N")
+            if type(payload) is str:
+                if (
+                    payload.isdigit()
+                    and payload.isascii()
+                    and payload[0] != "0"
+                    and len(payload) <= MAX_DIGITS
+                ):
+                    size += (len(payload.rstrip("0")) + 1) // 2 + 1
+                    continue
+                decimal_sized = _plain_decimal_sized(payload)
+                if decimal_sized is not None:
+                    if decimal_sized[0] != payload:  # "2.50" is stored as "2.5"
+                        if out is item:
+                            out = dict(item)
+                        out[name] = {"N": decimal_sized[0]}
+                    size += decimal_sized[1]
+                    continue
+            else:
+                payload = value.get("SS")
+                if type(payload) is list and payload:
+                    try:
+                        joined = "".join(payload)
+                    except TypeError:
+                        joined = ""
+                    if joined.isascii() and joined and len(set(payload)) == len(payload):
+                        size += len(joined)
+                        continue
+        try:
+            check_wire_json(value)
+            validated, value_size = validate_value_sized(value)
+            if out is item:
+                out = dict(item)
+            out[name] = validated
+        except Exception:  # noqa: BLE001 - any error is the general path's to raise, in its order
+            return None
         size += value_size
     return out, size
 

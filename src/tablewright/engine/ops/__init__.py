@@ -1,4 +1,8 @@
-"""DynamoDB operations, one module per area; each module's ``OPERATIONS`` maps names to functions."""
+"""DynamoDB operations, one module per area; each module's ``OPERATIONS`` maps names to functions.
+
+``SHORTCUTS`` maps names to functions tried before request validation: each answers the requests it
+recognises, exactly as the general path would, and returns ``None`` for the others.
+"""
 
 from __future__ import annotations
 
@@ -31,3 +35,4 @@ OPERATIONS = {
     **features_off.OPERATIONS,
     **exports.OPERATIONS,
 }
+SHORTCUTS = {**items.SHORTCUTS}

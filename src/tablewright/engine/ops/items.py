@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import expressions as ex
@@ -13,9 +15,11 @@ from ..actions import (
     check_return_values,
 )
 from ..capacity import Consumed, read_units
+from ..errors import StaleDefinition
 from ..expressions.projections import project_paths
 from ..expressions.resolve import Scope
-from ..types import validate_item_sized
+from ..types import plain_item_sized, validate_item_sized
+from ..validation import member_validator
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -40,7 +44,7 @@ def _respond(action: Action, request: dict, attributes: dict | None) -> dict[str
 def put_item(engine: Engine, request: dict) -> dict:
     catalog_version = engine.store.catalog_version  # before the lookup: see Store.put_blind
     table = require_table(engine, request["TableName"])
-    if len(request) == 2 and not table.indexes and not table.stream_view_type:
+    if engine.fast_writes and len(request) == 2 and not table.indexes and not table.stream_view_type:
         # Only TableName and Item (both required, nulls already dropped): no condition, nothing to
         # return, so nothing reads the replaced item; the checks below would all pass.
         item, size = validate_item_sized(request["Item"])
@@ -52,7 +56,8 @@ def put_item(engine: Engine, request: dict) -> dict:
     encoded = table.encode_item_key(item, for_item=True)
     expressions = Expressions.parse(request, condition="ConditionExpression")
     blind = (  # nothing reads the replaced item: the commonest write, done in one statement
-        expressions.condition is None
+        engine.fast_writes
+        and expressions.condition is None
         and returns == "NONE"
         and request.get("ReturnConsumedCapacity", "NONE") == "NONE"
         and not table.indexes
@@ -73,6 +78,48 @@ def put_item(engine: Engine, request: dict) -> dict:
     )
     action.run()
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
+
+
+_table_name_valid: Callable[[Any], bool] | None = None  # PutItem's TableName check, compiled on first use
+
+
+def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
+    """PutItem of only TableName and Item into a table without indexes or stream, the commonest write:
+    what the engine answers, or ``None`` (nothing done) for any other request or when anything is
+    wrong with it, which the general path (request validation, then :func:`put_item`) then answers.
+
+    The general path walks the item twice, checking its wire JSON types with the request, then
+    validating it; here :func:`~tablewright.engine.types.plain_item_sized` does both in one walk. Once
+    the table name and the item have passed, the general path would run the same calls as below,
+    so their errors (a key attribute missing, an item too large) are its errors.
+    """
+    global _table_name_valid
+    if request.__class__ is not dict or len(request) != 2 or not engine.fast_writes:
+        return None
+    name = request.get("TableName")
+    if name.__class__ is not str:
+        return None
+    if _table_name_valid is None:
+        _table_name_valid = member_validator("PutItem", "TableName")
+    store = engine.store
+    catalog_version = store.catalog_version  # before the lookup: see Store.put_blind
+    table = store.table(name)
+    if table is None or not table.blind_writes or not _table_name_valid(name):
+        return None
+    plain = plain_item_sized(request.get("Item"))
+    if plain is None:
+        return None
+    item, size = plain
+    encoded = table.encode_item_key(item, for_item=True)
+    try:
+        store.put_blind(table, catalog_version, encoded, item, table.check_item(item, size))
+    except StaleDefinition:  # the table was redefined meanwhile: nothing was written
+        return None
+    except sqlite3.OperationalError as error:  # dropped by another process: the general path refreshes
+        if "no such table" in str(error):
+            return None
+        raise
+    return {}
 
 
 def delete_item(engine: Engine, request: dict) -> dict:
@@ -144,3 +191,5 @@ def get_item(engine: Engine, request: dict) -> dict:
 
 
 OPERATIONS = {"PutItem": put_item, "GetItem": get_item, "UpdateItem": update_item, "DeleteItem": delete_item}
+# Tried before request validation; an answer of None sends the request down the general path.
+SHORTCUTS = {"PutItem": put_item_shortcut}

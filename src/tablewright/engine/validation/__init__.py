@@ -12,14 +12,15 @@ Each operation's input shape is compiled once, on first use, into a tree of clos
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..errors import UnknownOperationException
-from .compiler import Compiler, Inner
+from ..errors import DynamoDBError, UnknownOperationException
+from .compiler import Compiler, Inner, MemberCheck
 from .messages import Violation, serialization_error, validation_error
 from .model import service_model
 
-__all__ = ["OPERATIONS", "STREAMS_OPERATIONS", "validate_request"]
+__all__ = ["OPERATIONS", "STREAMS_OPERATIONS", "member_validator", "validate_request"]
 
 _SERVICES = ("dynamodb", "dynamodbstreams")
 _plans: dict[str, Inner] = {}
@@ -63,6 +64,39 @@ def validate_request(operation: str, request: object) -> None:
     plan(request, "", errors)
     if errors:
         raise validation_error(errors)
+
+
+def member_validator(operation: str, member: str) -> Callable[[Any], bool]:
+    """A test of one member of ``operation``'s input: whether a (non-null) value passes every check
+    :func:`validate_request` makes of that member, its JSON type and its constraints.
+
+    For shortcuts that recognise a request of a known shape and check its members themselves (e.g.
+    PutItem's, engine/ops/items.py); the check is the compiled one, so the answers are the same.
+    """
+    check = _member_check(operation, member)
+    segment = member[:1].lower() + member[1:]
+
+    def valid(value: Any) -> bool:
+        errors: list[Violation] = []
+        try:
+            check(value, "", segment, errors)
+        except DynamoDBError:  # a wrong JSON type
+            return False
+        return not errors
+
+    return valid
+
+
+def _member_check(operation: str, member: str) -> MemberCheck:
+    for service in _SERVICES:
+        model = service_model(service)
+        input_shape = model.inputs.get(operation)
+        if input_shape:
+            compiler = _compilers.get(service)
+            if compiler is None:
+                compiler = _compilers[service] = Compiler(model.shapes)
+            return compiler.node(model.shapes[input_shape]["members"][member]["shape"]).as_member
+    raise UnknownOperationException(f"Unknown operation: '{operation}' has no input member {member}")
 
 
 def __getattr__(name: str) -> frozenset[str]:
