@@ -103,10 +103,11 @@ class WriteGate:
 
         Raises :class:`GateBusy` when the gate is not free in time.
         """
-        if timeout is None:
-            if not self._threads.acquire(blocking=False):
-                raise GateBusy("another thread of this process is writing the database")
-            remaining = 0.0
+        # The fast path, nobody else writing: two non-blocking takes and no clock read.
+        if self._threads.acquire(blocking=False):
+            remaining = 0.0 if timeout is None else timeout
+        elif timeout is None:
+            raise GateBusy("another thread of this process is writing the database")
         else:
             started = time.monotonic()
             if not self._threads.acquire(timeout=max(timeout, 0.0)):
@@ -114,7 +115,7 @@ class WriteGate:
             remaining = max(0.0, timeout - (time.monotonic() - started))
         try:
             file = self._file_lock()
-            if file is not None:
+            if file is not None and not file.take_now():
                 started = time.monotonic()
                 if not file.acquire(None if timeout is None else remaining):
                     raise GateBusy("another process is writing the database")
@@ -206,6 +207,11 @@ class _FileLock:
                 continue
             return cls(fd)
         return None
+
+    def take_now(self) -> bool:
+        """Take the lock if it is free right now (no waiting, no spinning)."""
+        waiter = self._waiter
+        return (waiter is None or not waiter.busy) and _flock_now(self._fd)
 
     def acquire(self, timeout: float | None) -> bool:
         """Take the lock within ``timeout`` seconds (``None``: only if free now). One caller at a time:
