@@ -72,6 +72,8 @@ _STATUS_LINES = {
     status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus
 }
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_KEEP_ALIVE = b"Connection: keep-alive\r\n\r\n"
+_CLOSE = b"Connection: close\r\n\r\n"
 
 
 # Decoded, lower-cased header names and decoded methods by their bytes: the same few on every
@@ -94,17 +96,17 @@ def _date_header() -> bytes:
 
 def _encode(response: Response, keep_alive: bool, extra: Sequence[tuple[str, str]] = ()) -> bytes:
     status = _STATUS_LINES.get(response.status) or b"HTTP/1.1 %d Unknown\r\n" % response.status
-    pairs = (*response.headers, *extra) if extra else response.headers
-    fields = "".join([f"{name}: {value}\r\n" for name, value in pairs]).encode("latin-1")
-    return b"".join(
-        (
-            status,
-            _date_header(),
-            fields,
-            b"Content-Length: %d\r\n" % len(response.body),
-            b"Connection: keep-alive\r\n\r\n" if keep_alive else b"Connection: close\r\n\r\n",
-            response.body,
-        )
+    fields = response.fields
+    if extra:
+        fields += "".join([f"{name}: {value}\r\n" for name, value in extra]).encode("latin-1")
+    body = response.body
+    return b"%s%s%sContent-Length: %d\r\n%s%s" % (
+        status,
+        _date_header(),
+        fields,
+        len(body),
+        _KEEP_ALIVE if keep_alive else _CLOSE,
+        body,
     )
 
 
