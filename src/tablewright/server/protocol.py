@@ -242,6 +242,13 @@ class DynamoDBProtocol:
         """The operation and its request, once the signature is checked over the body received."""
         return self.parse(head, self.unwrap(head, body, limit))
 
+    def decode_plain(self, head: Head, body: bytes) -> tuple[str, dict]:
+        """:meth:`decode` of a body sent without ``Content-Encoding`` (the caller checked): nothing
+        to undo, so no limit to hold it to beyond the one it arrived under."""
+        if head.signed is not None and self.verifier is not None:
+            self.verifier.check_body(head.signed, head.method, head.path, head.query, head.headers, body)
+        return head.operation, self._decode(body)
+
     def unwrap(self, head: Head, body: bytes, limit: int = MAX_BODY) -> bytes:
         """The body as the client meant it: the signature checked over the bytes received (which
         SDKs sign compressed), then its ``Content-Encoding`` undone, held to ``limit`` bytes."""
