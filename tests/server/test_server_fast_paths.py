@@ -11,9 +11,11 @@ from __future__ import annotations
 import functools
 import socket
 import threading
+import time
 from typing import Any
 
 import boto3
+import pytest
 
 from tablewright.engine import Engine
 from tablewright.server import ServerThread
@@ -97,7 +99,8 @@ def test_requests_sent_together_on_many_connections_are_each_answered_on_their_o
         assert answer.endswith(b'{"Item":{"pk":{"S":"k%d"},"n":{"N":"%d"}}}' % (n, n)), answer
 
 
-def test_one_connection_keeps_the_order_of_answers_continue_and_a_final_error() -> None:
+@pytest.mark.parametrize("neighbours", [0, 2], ids=["alone: written at once", "gathered per loop turn"])
+def test_one_connection_keeps_the_order_of_answers_continue_and_a_final_error(neighbours: int) -> None:
     engine = Engine()
     try:
         with served(engine) as server:
@@ -105,6 +108,11 @@ def test_one_connection_keeps_the_order_of_answers_continue_and_a_final_error() 
             create_table(client)
             for n in range(3):
                 client.put_item(TableName="items", Item={"pk": {"S": f"k{n}"}, "n": {"N": str(n)}})
+            client.close()
+            # Other open connections make the server gather answers until the end of the loop turn.
+            others = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(neighbours)]
+            time.sleep(0.2)  # the client's closed connection is gone, the others are accepted
+            assert len(server.server.connections) == neighbours
             get = b'{"TableName":"items","Key":{"pk":{"S":"k%d"}}}'
             pipelined = b"".join(
                 [
@@ -117,6 +125,8 @@ def test_one_connection_keeps_the_order_of_answers_continue_and_a_final_error() 
             with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
                 sock.sendall(pipelined)
                 answer = _read_until_closed(sock)
+            for other in others:
+                other.close()
     finally:
         engine.close()
     first, second, third = (answer.index(b'"n":{"N":"%d"}' % n) for n in range(3))

@@ -392,13 +392,18 @@ class _Connection(asyncio.Protocol):
         Answering all the requests that arrived together before writing any is what keeps a loaded
         server cheap: each write to a client that went to sleep wakes it (on loopback the sender pays
         for that in the kernel, ~10 µs in a VM); written in one burst, the client is woken once per
-        burst, not once per answer. A connection's bytes keep their order (everything it writes goes
+        burst, not once per answer. With one connection open there is nothing to gather: written at
+        once. A connection's bytes keep their order (everything it writes goes
         through here or :meth:`flush_output`), and nothing waits beyond the turn: the flush is the first
         callback of the next one, before the loop polls again.
         """
-        if not self.out:
+        out = self.out
+        if not out:
+            if len(self.server.connections) == 1:  # no other client's answers to wait for
+                self.transport.write(data)
+                return
             self.server.queue_output(self)
-        self.out.append(data)
+        out.append(data)
 
     def flush_output(self) -> None:
         """Hand this connection's pending output to the transport now (before closing or an error);
