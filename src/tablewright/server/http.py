@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import zlib
 from collections import deque
@@ -71,6 +72,7 @@ STALLED = 1.0
 _STATUS_LINES = {
     status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus
 }
+log = logging.getLogger("tablewright.server")
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _KEEP_ALIVE = b"Connection: keep-alive\r\n\r\n"
 _NO_CORS: list[tuple[str, str]] = []  # never changed: the CORS headers of a request without Origin
@@ -586,7 +588,11 @@ class HttpServer:
     def _write_output(self) -> None:
         output, self._output = self._output, []
         for connection in output:
-            connection.flush_output()
+            try:
+                connection.flush_output()
+            except Exception:  # noqa: BLE001 - one broken transport must not keep the others' answers
+                log.exception("dropping a connection whose answers could not be written")
+                connection.transport.abort()
 
     def respond_now(self, head: Head | Response, body: bytes) -> Response | Prepared | None:
         """The response to a complete request if the event loop can give it without waiting (see
