@@ -236,15 +236,11 @@ class _Connection(asyncio.Protocol):
     # -- httptools callbacks ------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
-        self.in_message = True
-        self.url, self.headers, self.body, self.size = b"", {}, [], 0
-        self.header_size = 0
-        self.accept_encoding = None
-        self.head_pending = True
-        self.head_received = 0
+        self.in_message = self.head_pending = True
+        self.url, self.headers, self.body = b"", {}, []
+        self.size = self.header_size = self.head_received = self.message_reserved = 0
+        self.accept_encoding = self.head = None
         self.messages_begun += 1
-        self.head = None
-        self.message_reserved = 0
         self.message_started = time.monotonic()
         self._arm(self.server.request_timeout)
 

@@ -225,7 +225,8 @@ class DynamoDBProtocol:
         if method != "POST":
             raise MethodNotAllowed(f"Method {method} is not allowed on '/': DynamoDB's API takes POST")
         signed = self.verifier.check_headers(headers) if self.verifier is not None else None
-        operation = self._operation(headers.get("x-amz-target"))
+        target = headers.get("x-amz-target")
+        operation = self._operations.get(target) or self._operation(target)
         declared = headers.get("content-type", "")
         content_type = self._content_types.get(declared)
         if content_type is None:
@@ -298,6 +299,8 @@ class DynamoDBProtocol:
 
     def _success(self, operation: str, answer: dict) -> Response:
         # A handler called with encoded=True may answer items as stored JSON: written as they are.
+        if type(answer) is dict and not answer:  # most writes: nothing to return
+            return _respond(200, b"" if operation in self.bodiless else b"{}")
         return _respond(200, b"" if operation in self.bodiless else encoded.dumps(answer))
 
     @staticmethod
