@@ -5,7 +5,8 @@ tried on the loop without waiting for any lock (``DynamoDBProtocol.call_now``); 
 and every other request, runs on a worker thread: writes on one writer thread (SQLite admits one
 writer at a time anyway, so more would only contend), reads on a few reader threads, so reads keep
 being served while a write waits for another process's lock on the file. Each connection's requests
-are answered one at a time, in arrival order (pipelining keeps its order).
+are answered one at a time, in arrival order (pipelining keeps its order). Answers are written once
+per turn of the event loop, every connection's together (``_Connection._send`` says why).
 
 Hostile input costs one connection, never the server, and is refused before work: the headers decide
 authentication, size and target before any body is read; bodies over ``max_body`` get 413 unread;
@@ -72,11 +73,12 @@ STALLED = 1.0
 _STATUS_LINES = {
     status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus
 }
-log = logging.getLogger("tablewright.server")
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _KEEP_ALIVE = b"Connection: keep-alive\r\n\r\n"
-_NO_CORS: list[tuple[str, str]] = []  # never changed: the CORS headers of a request without Origin
 _CLOSE = b"Connection: close\r\n\r\n"
+_NO_CORS: list[tuple[str, str]] = []  # never changed: the CORS headers of a request without Origin
+
+log = logging.getLogger("tablewright.server")
 
 
 # Decoded, lower-cased header names and decoded methods by their bytes: the same few on every
@@ -391,9 +393,9 @@ class _Connection(asyncio.Protocol):
         server cheap: each write to a client that went to sleep wakes it (on loopback the sender pays
         for that in the kernel, ~10 µs in a VM); written in one burst, the client is woken once per
         burst, not once per answer. With one connection open there is nothing to gather: written at
-        once. A connection's bytes keep their order (everything it writes goes
-        through here or :meth:`flush_output`), and nothing waits beyond the turn: the flush is the first
-        callback of the next one, before the loop polls again.
+        once. A connection's bytes keep their order (everything it writes goes through here or
+        :meth:`flush_output`), and nothing waits beyond the turn: the flush is the first callback of
+        the next one, before the loop polls again.
         """
         out = self.out
         if not out:

@@ -95,7 +95,7 @@ def bodiless_operations() -> frozenset[str]:
 class Response:
     """An HTTP response ready to write: status, header lines and body bytes.
 
-    The headers are kept as the bytes of their lines (``Name: value\r\n`` each), the form they are
+    The headers are kept as the bytes of their lines (``Name: value`` and CRLF each), the form they are
     written in: built once, never re-encoded per response on the hot path. ``headers`` reads them back
     as pairs.
     """
