@@ -22,7 +22,7 @@ from typing import Any
 from botocore.model import OperationModel
 from botocore.parsers import ResponseParser
 
-from .engine.encoded import EncodedItems
+from .engine.encoded import EncodedItem, EncodedItems
 
 Item = dict[str, Any]
 # What a JSON array of items holds if some item holds a binary value: the member name ``"B"`` or
@@ -74,6 +74,11 @@ def item(attributes: Item) -> Item:
     return attributes if converted is None else converted
 
 
+def stored_item(value: Item | EncodedItem) -> Item:
+    """GetItem's item (possibly as its stored bytes) as botocore parses it."""
+    return item(value.decode() if type(value) is EncodedItem else value)
+
+
 def items(values: list[Item] | EncodedItems) -> list[Item]:
     """A list of items as botocore parses it."""
     if type(values) is EncodedItems:
@@ -96,7 +101,7 @@ def _item_responses(responses: list[dict[str, Item]]) -> list[dict[str, Item]]:
 ITEM_MEMBERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "Query": ("Items", items),
     "Scan": ("Items", items),
-    "GetItem": ("Item", item),
+    "GetItem": ("Item", stored_item),
     "BatchGetItem": ("Responses", _tables),
     "TransactGetItems": ("Responses", _item_responses),
 }

@@ -31,8 +31,13 @@ def engine() -> Iterator[object]:
 
 @pytest.fixture
 def server(engine) -> Iterator[ServerThread]:
-    # As `tablewright serve` runs it: stored items of unfiltered reads are written unread.
-    with ServerThread(functools.partial(engine.handle, encoded=True), request_timeout=2.0) as running:
+    # As `tablewright serve` runs it: stored items of unfiltered reads are written unread, and
+    # one-transaction requests are answered on the event loop unless they would wait for a lock.
+    with ServerThread(
+        functools.partial(engine.handle, encoded=True),
+        try_now=functools.partial(engine.try_handle, encoded=True),
+        request_timeout=2.0,
+    ) as running:
         yield running
 
 

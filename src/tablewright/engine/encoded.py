@@ -8,7 +8,8 @@ garbage collector is paused (:func:`decoded`), rather than having it walk the fr
 again and again as they are made.
 
 ``Engine.handle`` returns plain Python structures (it calls :func:`decoded`); only a caller that asks
-for ``encoded=True`` (the HTTP server, the in-process boto3 client) sees :class:`EncodedItems`.
+for ``encoded=True`` (the HTTP server, the in-process boto3 client) sees :class:`EncodedItems`, and
+GetItem's unprojected ``Item`` as an :class:`EncodedItem` (the stored bytes, likewise).
 """
 
 from __future__ import annotations
@@ -46,6 +47,22 @@ class EncodedItems:
         return f"EncodedItems({self.count} items, {len(self.json)} bytes)"
 
 
+class EncodedItem:
+    """One item as the JSON bytes it is stored as (GetItem's ``Item`` when nothing is projected)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: bytes) -> None:
+        self.json = json
+
+    def decode(self) -> dict[str, Any]:
+        """The item as Python structures."""
+        return orjson.loads(self.json)
+
+    def __repr__(self) -> str:
+        return f"EncodedItem({len(self.json)} bytes)"
+
+
 _pause = threading.Lock()
 _pauses = 0
 _resume = False
@@ -76,20 +93,25 @@ def gc_paused() -> Iterator[None]:
 
 
 def decoded(response: dict[str, Any]) -> dict[str, Any]:
-    """``response`` with every :class:`EncodedItems` member replaced by its list of item dicts."""
+    """``response`` with every :class:`EncodedItems` member replaced by its list of item dicts, and
+    an :class:`EncodedItem` ``Item`` by its dict."""
     for member in ENCODED_MEMBERS:
         value = response.get(member)
         if type(value) is EncodedItems:
             response[member] = value.decode()
+    value = response.get("Item")
+    if type(value) is EncodedItem:
+        response["Item"] = value.decode()
     return response
 
 
 def _fragment(value: Any) -> orjson.Fragment:
-    if type(value) is EncodedItems:
+    if type(value) is EncodedItems or type(value) is EncodedItem:
         return orjson.Fragment(value.json)
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
 def dumps(response: dict[str, Any]) -> bytes:
-    """A response as JSON bytes, :class:`EncodedItems` written as they are (never decoded)."""
+    """A response as JSON bytes, :class:`EncodedItems` and :class:`EncodedItem` written as they are
+    (never decoded)."""
     return orjson.dumps(response, default=_fragment)

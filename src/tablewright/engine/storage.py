@@ -427,6 +427,18 @@ class Store:
             row = self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
         return (orjson.loads(row[0]), row[1]) if row else None
 
+    def fetch_single_encoded(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> bytes | None:
+        """:meth:`fetch_single`'s item as its stored JSON bytes, undecoded (GetItem's pass-through)."""
+        if self.path is None:
+            self._acquire()
+            try:
+                row = self.conn.execute(meta.select_item_sql, key).fetchone()
+            finally:
+                self._lock.release()
+        else:
+            row = self.conn.execute(meta.select_item_sql, key).fetchone()
+        return row[0] if row else None
+
     def put(
         self,
         conn: sqlite3.Connection,

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -92,28 +92,51 @@ def bodiless_operations() -> frozenset[str]:
     )
 
 
-@dataclass(slots=True)
 class Response:
-    """An HTTP response ready to write: status, header pairs and body bytes."""
+    """An HTTP response ready to write: status, header lines and body bytes.
 
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
+    The headers are kept as the bytes of their lines (``Name: value`` and CRLF each), the form they are
+    written in: built once, never re-encoded per response on the hot path. ``headers`` reads them back
+    as pairs.
+    """
+
+    __slots__ = ("status", "fields", "body")
+
+    def __init__(self, status: int, headers: Sequence[tuple[str, str]] | bytes, body: bytes) -> None:
+        self.status = status
+        self.fields = (
+            headers
+            if type(headers) is bytes
+            else "".join([f"{name}: {value}\r\n" for name, value in headers]).encode("latin-1")
+        )
+        self.body = body
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        """The header (name, value) pairs, in order."""
+        lines = self.fields.decode("latin-1").split("\r\n")
+        return [tuple(line.split(": ", 1)) for line in lines if line]  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"Response({self.status}, {self.headers!r}, {self.body[:80]!r})"
+
+
+# The headers of a JSON answer up to its request id's counter, and the rest: one bytes formatting per
+# answer (``_respond`` is on every request's path).
+_JSON_FIELDS = b"Content-Type: %s\r\nx-amzn-RequestId: %s" % (CONTENT_TYPE.encode(), _ID_PREFIX.encode())
+_TYPED_FIELDS = b"Content-Type: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d\r\n"
 
 
 def _respond(
     status: int, body: bytes, content_type: str = CONTENT_TYPE, request_id: str | None = None
 ) -> Response:
     # boto3 checks x-amz-crc32 against the body and retries on a mismatch.
-    return Response(
-        status,
-        [
-            ("Content-Type", content_type),
-            ("x-amzn-RequestId", request_id or new_request_id()),
-            ("x-amz-crc32", str(zlib.crc32(body))),
-        ],
-        body,
-    )
+    if content_type is CONTENT_TYPE and request_id is None:
+        fields = b"%s%012X\r\nx-amz-crc32: %d\r\n" % (_JSON_FIELDS, next(_ids), zlib.crc32(body))
+    else:
+        request_id = (request_id or new_request_id()).encode("latin-1")
+        fields = _TYPED_FIELDS % (content_type.encode("latin-1"), request_id, zlib.crc32(body))
+    return Response(status, fields, body)
 
 
 def new_request_id() -> str:
@@ -202,7 +225,8 @@ class DynamoDBProtocol:
         if method != "POST":
             raise MethodNotAllowed(f"Method {method} is not allowed on '/': DynamoDB's API takes POST")
         signed = self.verifier.check_headers(headers) if self.verifier is not None else None
-        operation = self._operation(headers.get("x-amz-target"))
+        target = headers.get("x-amz-target")
+        operation = self._operations.get(target) or self._operation(target)
         declared = headers.get("content-type", "")
         content_type = self._content_types.get(declared)
         if content_type is None:
@@ -218,6 +242,13 @@ class DynamoDBProtocol:
     def decode(self, head: Head, body: bytes, limit: int = MAX_BODY) -> tuple[str, dict]:
         """The operation and its request, once the signature is checked over the body received."""
         return self.parse(head, self.unwrap(head, body, limit))
+
+    def decode_plain(self, head: Head, body: bytes) -> tuple[str, dict]:
+        """:meth:`decode` of a body sent without ``Content-Encoding`` (the caller checked): nothing
+        to undo, so no limit to hold it to beyond the one it arrived under."""
+        if head.signed is not None and self.verifier is not None:
+            self.verifier.check_body(head.signed, head.method, head.path, head.query, head.headers, body)
+        return head.operation, self._decode(body)
 
     def unwrap(self, head: Head, body: bytes, limit: int = MAX_BODY) -> bytes:
         """The body as the client meant it: the signature checked over the bytes received (which
@@ -268,6 +299,8 @@ class DynamoDBProtocol:
 
     def _success(self, operation: str, answer: dict) -> Response:
         # A handler called with encoded=True may answer items as stored JSON: written as they are.
+        if type(answer) is dict and not answer:  # most writes: nothing to return
+            return _respond(200, b"" if operation in self.bodiless else b"{}")
         return _respond(200, b"" if operation in self.bodiless else encoded.dumps(answer))
 
     @staticmethod

@@ -15,6 +15,7 @@ from ..actions import (
     check_return_values,
 )
 from ..capacity import Consumed, read_units
+from ..encoded import EncodedItem
 from ..errors import StaleDefinition
 from ..expressions.projections import project_paths
 from ..expressions.resolve import Scope
@@ -172,8 +173,9 @@ def _returned(returns: str, action: Update, expressions: Expressions) -> dict | 
 def get_item(engine: Engine, request: dict) -> dict:
     table = require_table(engine, request["TableName"])
     if len(request) == 2:  # only TableName and Key (both required): no projection, no capacity
-        row = engine.store.fetch_single(table, table.key_and_encoding(request["Key"])[1])
-        return {} if row is None else {"Item": row[0]}
+        # The item as stored goes out undecoded (Engine.handle decodes it unless encoded=True).
+        stored = engine.store.fetch_single_encoded(table, table.key_and_encoding(request["Key"])[1])
+        return {} if stored is None else {"Item": EncodedItem(stored)}
     expressions = Expressions.parse(request, projection="ProjectionExpression")
     _, encoded = table.key_and_encoding(request["Key"])
     row = engine.store.fetch_single(table, encoded)
