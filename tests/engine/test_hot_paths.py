@@ -10,7 +10,15 @@ import tablewright
 from tablewright.engine import Engine
 from tablewright.engine.catalog import table_meta_from
 from tablewright.engine.errors import ValidationException
-from tablewright.engine.types import item_size, validate_item, validate_item_sized
+from tablewright.engine.types import (
+    MAX_DIGITS,
+    _plain_decimal_sized,
+    check_wire_json,
+    item_size,
+    plain_item_sized,
+    validate_item,
+    validate_item_sized,
+)
 
 numbers = st.one_of(
     st.integers(-(10**20), 10**20).map(str),
@@ -209,3 +217,90 @@ def test_in_process_answers_are_parsed_by_botocore() -> None:
         )
     assert failed.value.response["Item"]["set"] == {"BS": [b"a"]}  # a modeled error field, parsed
     assert failed.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+# --- PutItem's one-walk check (types.plain_item_sized) against the two walks it replaces -------------
+
+_ascii_names = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=6)
+_plain_values = st.one_of(
+    st.builds(lambda s: {"S": s}, st.text(max_size=8).filter(lambda s: s.encode("utf-8", "ignore") or not s)),
+    st.builds(lambda n: {"N": str(n)}, st.integers(1, 10**37)),
+    st.builds(
+        lambda i, f: {"N": f"{i}.{f}"},
+        st.integers(0, 10**15),
+        st.text(alphabet="0123456789", min_size=1, max_size=15),
+    ),
+    st.builds(
+        lambda s: {"SS": sorted(s)},
+        st.sets(
+            st.text(alphabet=st.characters(max_codepoint=127), min_size=1, max_size=4), min_size=1, max_size=3
+        ),
+    ),
+)
+
+
+def _two_walks(item: dict) -> tuple[dict, int] | None:
+    """What the general path makes of an item: the wire check of every value, then validation."""
+    try:
+        for value in item.values():
+            check_wire_json(value)
+        return validate_item_sized(item)
+    except Exception:  # noqa: BLE001 - any refusal: the shortcut must decline (None)
+        return None
+
+
+@given(st.dictionaries(_ascii_names, _plain_values, min_size=1, max_size=6))
+def test_plain_items_take_the_one_walk_and_get_the_general_answer(item: dict) -> None:
+    expected = _two_walks(item)
+    assert expected is not None  # every value drawn here is valid
+    assert plain_item_sized(item) == expected
+
+
+@given(items)
+def test_any_item_gets_the_general_answer_or_goes_the_general_way(item: dict) -> None:
+    found = plain_item_sized(item)
+    assert found is None or found == _two_walks(item)
+
+
+@pytest.mark.parametrize(
+    ("item", "plain"),
+    [
+        ({}, True),
+        ({"": {"S": "x"}}, False),  # an empty name: the general path words the error
+        ({"é": {"S": "x"}}, False),  # a name the one walk does not size
+        ({"a": {"S": "\ud800"}}, False),  # a lone surrogate
+        ({"a": {"N": "012"}}, True),  # not canonical: normalised by the general check inside
+        ({"a": {"N": "2.50"}, "b": {"N": "3.0"}}, True),
+        ({"a": {"SS": ["x", "x"]}}, False),  # a duplicate: refused
+        ({"a": {"SS": []}}, False),
+        ({"a": {"S": "x", "N": "1"}}, False),  # two types
+        ({1: {"S": "x"}}, False),
+        ([("a", {"S": "x"})], False),
+        ({"a" * 65536: {"S": "x"}}, False),
+    ],
+)
+def test_plain_item_edges(item: object, plain: bool) -> None:
+    found = plain_item_sized(item)
+    assert (found is not None) is plain
+    if plain:
+        assert found == _two_walks(item)  # type: ignore[arg-type]
+
+
+@given(st.integers(0, 10**18), st.text(alphabet="0123456789", min_size=1, max_size=19))
+def test_formatted_decimals_are_sized_and_written_as_numbers_are(integer: int, fraction: str) -> None:
+    text = f"{integer}.{fraction}"
+    found = _plain_decimal_sized(text)
+    if len(text) > MAX_DIGITS:
+        assert found is None
+        return
+    assert found is not None
+    (stored, size) = found
+    assert validate_item_sized({"n": {"N": text}})[0]["n"] == {"N": stored}
+    assert size == item_size({"n": {"N": stored}}) - 1  # the name "n" is one byte
+
+
+@pytest.mark.parametrize(
+    "text", ["", ".", "1.", ".5", "01.5", "-1.5", "1.5e3", "1,5", "١.٥", " 1.5", "1.2.3"]
+)
+def test_other_spellings_are_left_to_the_general_path(text: str) -> None:
+    assert _plain_decimal_sized(text) is None
