@@ -253,7 +253,11 @@ def _two_walks(item: dict) -> tuple[dict, int] | None:
 def test_plain_items_take_the_one_walk_and_get_the_general_answer(item: dict) -> None:
     expected = _two_walks(item)
     assert expected is not None  # every value drawn here is valid
-    assert plain_item_sized(item) == expected
+    found = plain_item_sized(item)
+    assert found == expected
+    # Checked inline, not by the general checks: the caller's item itself comes back unless a value
+    # had to be normalised ("2.50"), as the docstring promises (a copy per put is what it saves).
+    assert (found[0] is item) == (found[0] == item)  # type: ignore[index]
 
 
 @given(items)
@@ -277,6 +281,8 @@ def test_any_item_gets_the_general_answer_or_goes_the_general_way(item: dict) ->
         ({1: {"S": "x"}}, False),
         ([("a", {"S": "x"})], False),
         ({"a" * 65536: {"S": "x"}}, False),
+        ({"a" * 65535: {"S": "x"}}, True),
+        ({"a" * 65534: {"S": "x"}, "b": {"S": "y"}}, True),
     ],
 )
 def test_plain_item_edges(item: object, plain: bool) -> None:
