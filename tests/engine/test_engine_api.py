@@ -153,6 +153,24 @@ def test_bytes_where_text_belongs_are_refused_in_process(value, message):
     assert (info.value.code, info.value.message) == ("ValidationException", message)
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"SS": ("a",)}, "Invalid string set: expected a list"),
+        ({"NS": ("1",)}, "Invalid number set: expected a list"),
+        ({"BS": (b"x",)}, "Invalid binary set: expected a list"),
+        ({"L": ({"S": "a"},)}, "Invalid list value: expected an array"),
+    ],
+    ids=["SS", "NS", "BS", "L"],
+)
+def test_a_tuple_where_a_list_belongs_is_refused_in_process(value, message):
+    """JSON has one array type; an in-process caller's tuple is refused by name, never half-read."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
+    assert (info.value.code, info.value.message) == ("ValidationException", message)
+
+
 def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
     """Only raw JSON (or an in-process caller) can send such text: botocore encodes bytes itself."""
     engine = _table_of_strings()

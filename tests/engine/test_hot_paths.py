@@ -240,6 +240,8 @@ LOADED_ITEMS = [
     {"a": {"S": "x"}, "e": {"S": ["a"]}},
     {"a": {"S": "x"}, "e": {"N": 5}},
     {"a": {"S": "x"}, "e": {"B": "AAE="}},
+    {"a": {"S": "x"}, "e": {"B": "12"}},  # a canonical number's text, but not base64
+    {"a": {"S": "x"}, "e": {"BOOL": "1"}},
     {"é": {"S": "x"}},  # a name not in ASCII: measured in UTF-8 bytes
     {"": {"S": "x"}},
     {5: {"S": "x"}},
