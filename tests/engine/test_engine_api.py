@@ -171,6 +171,28 @@ def test_a_tuple_where_a_list_belongs_is_refused_in_process(value, message):
     assert (info.value.code, info.value.message) == ("ValidationException", message)
 
 
+@pytest.mark.parametrize("value", ["A=AA", "==AA", "AA=A"])
+def test_base64_with_padding_inside_is_a_serialization_error(value):
+    """DynamoDB has been recorded answering such text in two wordings, both SerializationException."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": {"B": value}}})
+    assert info.value.code == "SerializationException"
+
+
+def test_an_in_process_binary_of_another_python_type_is_refused_naming_its_start():
+    """The message quotes the value's first 64 characters, whatever its length."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle(
+            "PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": {"B": ("x" * 100,)}}}
+        )
+    assert (info.value.code, info.value.message) == (
+        "ValidationException",
+        "One or more parameter values were invalid: Invalid binary value: " + repr(("x" * 100,))[:64],
+    )
+
+
 def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
     """Only raw JSON (or an in-process caller) can send such text: botocore encodes bytes itself."""
     engine = _table_of_strings()

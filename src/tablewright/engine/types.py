@@ -559,8 +559,7 @@ def validate_loaded_item_sized(item: Any) -> tuple[Item, int]:
                 out[name], value_size = validate_value_sized(value)
                 size += value_size
             continue
-        out[name], value_size = validate_value_sized(value)
-        size += value_size
+        return validate_item_sized(item)  # not a one-type value: refused, in the general walk's words
     return out, size
 
 
