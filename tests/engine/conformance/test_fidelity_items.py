@@ -155,13 +155,23 @@ def test_keys_and_expression_values_are_deserialized_alike(client, make_table, w
 
 
 @moto_differs("looks the table up first and answers ResourceNotFoundException")
-def test_a_malformed_value_is_refused_before_the_table_is_looked_up(client):
+@pytest.mark.parametrize(
+    ("value", "phrase"),
+    [
+        ({"S": 5}, "NUMBER_VALUE cannot be converted to String"),
+        ({"B": "YWJj??!!"}, "Invalid Base64 character: '?'"),
+        ({"SS": ["a", 5]}, "NUMBER_VALUE cannot be converted to String"),
+        ({"BS": ["YQ==", "YWJj??!!"]}, "Invalid Base64 character: '?'"),
+    ],
+    ids=["S-number", "B-not-base64", "SS-member-number", "BS-member-not-base64"],
+)
+def test_a_malformed_value_is_refused_before_the_table_is_looked_up(client, value, phrase):
     # DynamoDB deserializes the whole request before any operation runs: a value of the wrong JSON
-    # type is a SerializationException even when the table does not exist.
-    body = {"TableName": "no_such_table", "Item": {"pk": {"S": 5}}}
+    # type (or a binary that is not base64) is a SerializationException even when the table does not exist.
+    body = {"TableName": "no_such_table", "Item": {"pk": value}}
     with (
         raw_body(client, "PutItem", body),
-        raises_dynamodb("SerializationException", "NUMBER_VALUE cannot be converted to String"),
+        raises_dynamodb("SerializationException", phrase),
     ):
         client.put_item(TableName="no_such_table", Item={"pk": s("k")})
 
