@@ -153,6 +153,46 @@ def test_bytes_where_text_belongs_are_refused_in_process(value, message):
     assert (info.value.code, info.value.message) == ("ValidationException", message)
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"SS": ("a",)}, "Invalid string set: expected a list"),
+        ({"NS": ("1",)}, "Invalid number set: expected a list"),
+        ({"BS": (b"x",)}, "Invalid binary set: expected a list"),
+        ({"L": ({"S": "a"},)}, "Invalid list value: expected an array"),
+    ],
+    ids=["SS", "NS", "BS", "L"],
+)
+def test_a_tuple_where_a_list_belongs_is_refused_in_process(value, message):
+    """JSON has one array type; an in-process caller's tuple is refused by name, never half-read."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "a": value}})
+    assert (info.value.code, info.value.message) == ("ValidationException", message)
+
+
+@pytest.mark.parametrize("value", ["A=AA", "==AA", "AA=A"])
+def test_base64_with_padding_inside_is_a_serialization_error(value):
+    """DynamoDB has been recorded answering such text in two wordings, both SerializationException."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle("PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": {"B": value}}})
+    assert info.value.code == "SerializationException"
+
+
+def test_an_in_process_binary_of_another_python_type_is_refused_naming_its_start():
+    """The message quotes the value's first 64 characters, whatever its length."""
+    engine = _table_of_strings()
+    with pytest.raises(DynamoDBError) as info:
+        engine.handle(
+            "PutItem", {"TableName": "values", "Item": {"pk": {"S": "k"}, "b": {"B": ("x" * 100,)}}}
+        )
+    assert (info.value.code, info.value.message) == (
+        "ValidationException",
+        "One or more parameter values were invalid: Invalid binary value: " + repr(("x" * 100,))[:64],
+    )
+
+
 def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
     """Only raw JSON (or an in-process caller) can send such text: botocore encodes bytes itself."""
     engine = _table_of_strings()
@@ -163,3 +203,59 @@ def test_base64_with_unused_bits_set_is_refused_in_dynamodbs_words():
             "SerializationException",
             "Invalid last non-pad Base64 character dectected",
         )
+
+
+# A value of the wrong JSON type, or a B that is not base64: PutItem's answer comes from the
+# deserializer (SerializationException); a bulk load, which has no request to deserialize, must still
+# refuse the item in the same words.
+WRONGLY_TYPED = [
+    {"S": 5},
+    {"S": True},
+    {"S": None},
+    {"N": 5},
+    {"N": ["1"]},
+    {"N": None},
+    {"B": 5},
+    {"B": {"x": 1}},
+    {"B": None},
+    {"B": "YR=="},
+    {"B": "!!!!"},
+    {"B": "abc"},
+    {"BOOL": "true"},
+    {"BOOL": 1},
+    {"NULL": "x"},
+    {"NULL": False},
+    {"L": "x"},
+    {"L": {"a": 1}},
+    {"M": "x"},
+    {"M": [1]},
+    {"SS": "x"},
+    {"SS": {"a": 1}},
+    {"SS": [5]},
+    {"NS": 5},
+    {"NS": [1]},
+    {"BS": "AAE="},
+    {"BS": [5]},
+    {"BS": ["!!!!"]},
+    {"L": [{"S": 5}]},
+    {"M": {"x": {"BOOL": "y"}}},
+]
+
+
+def _refusal(call) -> tuple[str, str]:
+    with pytest.raises(DynamoDBError) as info:
+        call()
+    return info.value.code, str(info.value)
+
+
+@pytest.mark.parametrize("value", WRONGLY_TYPED, ids=[repr(v) for v in WRONGLY_TYPED])
+def test_a_bulk_load_refuses_a_wrongly_typed_value_as_put_item_does(value: dict) -> None:
+    from tablewright.engine import load_items
+
+    engine = Engine()
+    engine.create_table({"TableName": "things", **KEYED})
+    item = {"pk": {"S": "a"}, "sk": {"S": "1"}, "v": value}
+    put = _refusal(lambda: engine.put_item({"TableName": "things", "Item": item}))
+    loaded = _refusal(lambda: load_items(engine, "things", [item]))
+    assert loaded == put
+    assert engine.scan({"TableName": "things"})["Count"] == 0

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import tablewright
 from tablewright.engine import Engine
 from tablewright.engine.catalog import table_meta_from
-from tablewright.engine.errors import ValidationException
+from tablewright.engine.errors import SerializationException, ValidationException
 from tablewright.engine.types import (
     MAX_DIGITS,
     _plain_decimal_sized,
@@ -18,6 +18,7 @@ from tablewright.engine.types import (
     plain_item_sized,
     validate_item,
     validate_item_sized,
+    validate_loaded_item_sized,
 )
 
 numbers = st.one_of(
@@ -310,3 +311,66 @@ def test_formatted_decimals_are_sized_and_written_as_numbers_are(integer: int, f
 )
 def test_other_spellings_are_left_to_the_general_path(text: str) -> None:
     assert _plain_decimal_sized(text) is None
+
+
+def _answer(validate: object, raw: object) -> object:
+    try:
+        return validate(raw)  # type: ignore[operator]
+    except (ValidationException, SerializationException) as error:
+        return type(error).__name__, str(error)
+
+
+LOADED_ITEMS = [
+    {"a": {"S": "x"}, "b": {"S": ""}, "c": {"S": "é€"}},  # sizes by UTF-8 bytes
+    {"n": {"N": "12"}, "m": {"N": "1200"}, "o": {"N": "1" + "0" * 37}, "p": {"N": "9" * 38}},
+    {"n": {"N": "5"}, "m": {"N": "-5"}, "o": {"N": "0"}, "p": {"N": "1.25"}, "q": {"N": "-0.5"}},
+    {"n": {"N": "2.50"}, "m": {"N": "007"}, "o": {"N": "1e3"}, "p": {"N": "-0"}, "r": {"N": "0.0"}},
+    {"n": {"N": "00"}, "m": {"N": "0"}},
+    {"n": {"N": " 1"}},
+    {"n": {"N": "1" * 39}},  # 39 digits
+    {"n": {"N": "١٢"}},  # digits, but not ASCII: not a DynamoDB number
+    {"n": {"N": "0" * 39 + "1"}},
+    {"s": {"SS": ["a", "bc"]}, "t": {"SS": ["é"]}, "u": {"NS": ["1", "2.0"]}, "v": {"BS": ["AAE="]}},
+    {"s": {"SS": ["a", "a"]}},
+    {"s": {"SS": []}},
+    {"s": {"SS": ["a", 1]}},
+    {"s": {"SS": "ab"}},
+    {"s": {"SS": [""]}},
+    {"m": {"M": {"x": {"S": "y"}}}, "l": {"L": [{"N": "1"}]}, "b": {"BOOL": True}, "z": {"NULL": True}},
+    {"a": {"S": "x"}, "e": {}},
+    {"a": {"S": "x"}, "e": {"S": "a", "N": "1"}},
+    {"a": {"S": "x"}, "e": "x"},
+    {"a": {"S": "x"}, "e": {"S": 5}},
+    {"a": {"S": "x"}, "e": {"S": ["a"]}},
+    {"a": {"S": "x"}, "e": {"N": 5}},
+    {"a": {"S": "x"}, "e": {"B": "AAE="}},
+    {"a": {"S": "x"}, "e": {"B": "12"}},  # a canonical number's text, but not base64
+    {"a": {"S": "x"}, "e": {"BOOL": "1"}},
+    {"é": {"S": "x"}},  # a name not in ASCII: measured in UTF-8 bytes
+    {"": {"S": "x"}},
+    {5: {"S": "x"}},
+    {"x" * 16383: {"S": "x"}},
+    {"x" * 65536: {"S": "x"}},
+    {"x" * 16382: {"N": "1"}, "y": {"SS": ["a"]}},
+    ["not", "a", "map"],
+    {},
+]
+
+
+@pytest.mark.parametrize("raw", LOADED_ITEMS, ids=range(len(LOADED_ITEMS)))
+def test_loaded_item_validation_answers_like_the_general_validation(raw: object) -> None:
+    assert _answer(validate_loaded_item_sized, raw) == _answer(validate_item_sized, raw)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"S": "x"}, {"S": "é"}, {"N": "12"}, {"N": "1.5"}, {"N": "-3"}, {"SS": ["a", "b"]}],
+    ids=["S", "S-utf8", "N-integer", "N-decimal", "N-negative", "SS"],
+)
+def test_a_loaded_item_keeps_the_callers_common_values(value: dict) -> None:
+    """Bulk loads keep the caller's value dicts for the common kinds (no copy per attribute);
+    every other kind is a fresh, normalised value."""
+    raw = {"pk": {"S": "p"}, "a": value, "m": {"M": {"x": {"N": "1.0"}}}}
+    item, _ = validate_loaded_item_sized(raw)
+    assert item["pk"] is raw["pk"] and item["a"] is value
+    assert item["m"] == {"M": {"x": {"N": "1"}}}

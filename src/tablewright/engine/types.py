@@ -190,13 +190,13 @@ def decode_binary(text: Any) -> bytes:
     if isinstance(text, bytes | bytearray):
         return bytes(text)
     try:
-        return base64.b64decode(text, validate=True)
+        return base64.b64decode(text)  # validated already, when text
     except (binascii.Error, TypeError, ValueError):
         raise invalid(f"Invalid binary value: {str(text)[:64]}") from None
 
 
 def encode_binary(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    return base64.b64encode(data).decode()  # base64 is ASCII
 
 
 # ------------------------------------------------------------------------------------------- validation
@@ -318,7 +318,7 @@ def _strict_b64decode(text: str) -> bytes:
     except (binascii.Error, ValueError):
         raise _base64_error(text) from None
     # Only a padded last group has unused bits; valid base64 is ASCII.
-    if text.endswith("=") and base64.b64encode(data) != text.encode("ascii"):
+    if text.endswith("=") and base64.b64encode(data) != text.encode():
         raise SerializationException("Invalid last non-pad Base64 character dectected")
     return data
 
@@ -364,18 +364,18 @@ def _utf8(text: str) -> int:
     if text.isascii():
         return len(text)
     try:
-        return len(text.encode("utf-8"))
+        return len(text.encode())
     except UnicodeEncodeError:  # a lone surrogate: not a string DynamoDB can store
         raise ValidationException(f"Invalid string value: {text[:64]!r} is not valid UTF-8") from None
 
 
-def _sized_string(v: Any, depth: int = 0) -> tuple[str, int]:
+def _sized_string(v: Any, *_depth: int) -> tuple[str, int]:  # a scalar: the depth is unused
     if type(v) is not str:
         _string(v)  # raises DynamoDB's error (a str subclass passes, as before)
     return v, _utf8(v)
 
 
-def _sized_number(v: Any, depth: int = 0) -> tuple[str, int]:
+def _sized_number(v: Any, *_depth: int) -> tuple[str, int]:  # a scalar: the depth is unused
     if type(v) is not str:
         error = _not_a_string(v)
         if error is not None:
@@ -396,10 +396,10 @@ def _base64_error(text: str) -> SerializationException:
     return SerializationException("Invalid last non-pad Base64 character dectected")
 
 
-def _sized_binary(v: Any, depth: int = 0) -> tuple[str, int]:
+def _sized_binary(v: Any, *_depth: int) -> tuple[str, int]:  # a scalar: the depth is unused
     if type(v) is str:
         return v, len(_strict_b64decode(v))
-    error = _not_a_string(v) if not isinstance(v, bytes | bytearray) else None
+    error = _not_a_string(v)  # None for an in-process caller's raw bytes
     if error is not None:
         raise error
     data = decode_binary(v)
@@ -597,8 +597,7 @@ def validate_loaded_item_sized(item: Any) -> tuple[Item, int]:
                 out[name], value_size = validate_value_sized(value)
                 size += value_size
             continue
-        out[name], value_size = validate_value_sized(value)
-        size += value_size
+        return validate_item_sized(item)  # not a one-type value: refused, in the general walk's words
     return out, size
 
 
@@ -683,7 +682,7 @@ def encode_key(value: AttributeValue) -> bytes:
     """Bytes whose unsigned order is DynamoDB's key order: N numeric, S by UTF-8, B by bytes."""
     kind, payload = next(iter(value.items()))
     if kind == "S":
-        return payload.encode("utf-8")
+        return payload.encode()
     if kind == "B":
         return decode_binary(payload)
     return encode_number_key(normalize_number(payload))
@@ -700,8 +699,9 @@ def encode_number_key(text: str) -> bytes:
     Works on the text (0.d1d2... x 10^magnitude) because Decimal arithmetic is the slow part of a write.
     """
     # A positive integer, the usual numeric key, needs no arithmetic.
-    if text.isdigit() and text.isascii() and text[0] != "0" and len(text) < len(_POSITIVE_MAGNITUDE):
-        return _POSITIVE_MAGNITUDE[len(text)] + text.rstrip("0").encode("ascii")
+    # (A canonical number has at most 126 digits before its point: always within the table.)
+    if text.isdigit() and text.isascii() and text[0] != "0":
+        return _POSITIVE_MAGNITUDE[len(text)] + text.rstrip("0").encode()
     negative = text.startswith("-")
     integer, _, fraction = text.lstrip("-").partition(".")
     if integer != "0":
@@ -710,12 +710,12 @@ def encode_number_key(text: str) -> bytes:
         significant = fraction.lstrip("0")
         if not significant:
             return b"\x01"
-        digits, magnitude = significant.rstrip("0"), len(significant) - len(fraction)
-    raw = digits.encode("ascii")
+        digits, magnitude = significant, len(significant) - len(fraction)  # canonical: no trailing zeros
+    raw = digits.encode()
     if not negative:
-        return b"\x02" + (0x8000 + magnitude).to_bytes(2, "big") + raw
+        return b"\x02" + (0x8000 + magnitude).to_bytes(2) + raw
     # Negative: invert everything, and end with 0xFF so that a longer (more negative) mantissa sorts first.
-    return b"\x00" + (0x8000 - magnitude).to_bytes(2, "big") + raw.translate(_INVERT_DIGITS) + b"\xff"
+    return b"\x00" + (0x8000 - magnitude).to_bytes(2) + raw.translate(_INVERT_DIGITS) + b"\xff"
 
 
 def partition_hash(partition_key: bytes) -> int:
@@ -731,25 +731,25 @@ def compare(left: AttributeValue, right: AttributeValue) -> int | None:
     if lk == "N":
         a, b = parse_number(lv), parse_number(rv)
     elif lk == "S":
-        a, b = lv.encode("utf-8"), rv.encode("utf-8")
+        a, b = lv.encode(), rv.encode()
     else:
         a, b = decode_binary(lv), decode_binary(rv)
     return (a > b) - (a < b)
 
 
 def canonical(value: AttributeValue) -> Any:
-    """A hashable form in which equal DynamoDB values are equal (sets unordered, numbers normalised)."""
+    """A hashable form in which equal DynamoDB values are equal (sets unordered).
+
+    Only for validated values (stored items, request values after validation), whose numbers are
+    canonical text: equal numbers are then equal strings, and need no Decimal.
+    """
     kind, payload = next(iter(value.items()))
-    if kind == "N":
-        return ("N", parse_number(payload))
-    if kind == "NS":
-        return ("NS", frozenset(parse_number(p) for p in payload))
-    if kind in ("SS", "BS"):
+    if kind in _WIRE_SETS:
         return (kind, frozenset(payload))
     if kind == "M":
-        return ("M", frozenset((k, canonical(v)) for k, v in payload.items()))
+        return (kind, frozenset((k, canonical(v)) for k, v in payload.items()))
     if kind == "L":
-        return ("L", tuple(canonical(v) for v in payload))
+        return (kind, tuple(canonical(v) for v in payload))
     return (kind, payload)
 
 

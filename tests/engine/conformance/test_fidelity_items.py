@@ -154,14 +154,46 @@ def test_keys_and_expression_values_are_deserialized_alike(client, make_table, w
         client.update_item(TableName=table, Key={"pk": s("k")})
 
 
+def _nested(levels: int, leaf: dict) -> dict:
+    """``leaf`` inside ``levels`` alternating lists and maps (within DynamoDB's 32 levels)."""
+    for level in range(levels):
+        leaf = {"L": [leaf]} if level % 2 else {"M": {"m": leaf}}
+    return leaf
+
+
 @moto_differs("looks the table up first and answers ResourceNotFoundException")
-def test_a_malformed_value_is_refused_before_the_table_is_looked_up(client):
+@pytest.mark.parametrize(
+    ("value", "phrase"),
+    [
+        ({"S": 5}, "NUMBER_VALUE cannot be converted to String"),
+        ({"B": "YWJj??!!"}, "Invalid Base64 character: '?'"),
+        ({"SS": ["a", 5]}, "NUMBER_VALUE cannot be converted to String"),
+        ({"BS": ["YQ==", "YWJj??!!"]}, "Invalid Base64 character: '?'"),
+        ({"L": {"x": {"S": "a"}}}, "Start of structure or map found where not expected"),
+        ({"M": [{"S": "a"}]}, "Start of list found where not expected"),
+        ({"L": [{"S": "a"}, {"S": 5}]}, "NUMBER_VALUE cannot be converted to String"),
+        ({"M": {"x": {"S": "a"}, "y": {"BOOL": "no"}}}, "STRING_VALUE cannot be converted to Boolean"),
+        (_nested(20, {"S": 5}), "NUMBER_VALUE cannot be converted to String"),
+    ],
+    ids=[
+        "S-number",
+        "B-not-base64",
+        "SS-member-number",
+        "BS-member-not-base64",
+        "L-object",
+        "M-array",
+        "L-member",
+        "M-member",
+        "20-levels-deep",
+    ],
+)
+def test_a_malformed_value_is_refused_before_the_table_is_looked_up(client, value, phrase):
     # DynamoDB deserializes the whole request before any operation runs: a value of the wrong JSON
-    # type is a SerializationException even when the table does not exist.
-    body = {"TableName": "no_such_table", "Item": {"pk": {"S": 5}}}
+    # type (or a binary that is not base64) is a SerializationException even when the table does not exist.
+    body = {"TableName": "no_such_table", "Item": {"pk": value}}
     with (
         raw_body(client, "PutItem", body),
-        raises_dynamodb("SerializationException", "NUMBER_VALUE cannot be converted to String"),
+        raises_dynamodb("SerializationException", phrase),
     ):
         client.put_item(TableName="no_such_table", Item={"pk": s("k")})
 
