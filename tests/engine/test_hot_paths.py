@@ -283,6 +283,9 @@ def test_any_item_gets_the_general_answer_or_goes_the_general_way(item: dict) ->
         ([("a", {"S": "x"})], False),
         ({"a" * 65536: {"S": "x"}}, False),
         ({"a" * 65535: {"S": "x"}}, True),
+        ({"a": {"N": "9" * 38}}, True),  # the most digits a number may have
+        ({"a": {"N": "1" + "0" * 38}}, True),  # 39 digits, one of them significant
+        ({"a": {"N": "12345678901234567890123456789012345.6"}}, True),  # 38 characters
         ({"a" * 65534: {"S": "x"}, "b": {"S": "y"}}, True),
     ],
 )
@@ -291,6 +294,31 @@ def test_plain_item_edges(item: object, plain: bool) -> None:
     assert (found is not None) is plain
     if plain:
         assert found == _two_walks(item)  # type: ignore[arg-type]
+        assert (found[0] is item) == (found[0] == item)  # type: ignore[index]
+
+
+def test_a_normalised_value_leaves_the_callers_item_as_it_was() -> None:
+    item = {"price": {"N": "2.50"}, "name": {"S": "x"}}
+    found = plain_item_sized(item)
+    assert found is not None and found[0] == {"price": {"N": "2.5"}, "name": {"S": "x"}}
+    assert item == {"price": {"N": "2.50"}, "name": {"S": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ([], "Invalid item: expected a map of attribute names to values"),
+        ({"": {"S": "x"}}, "One or more parameter values were invalid: Empty attribute name"),
+        (
+            {"n" * 65536: {"S": "x"}},
+            "Attribute name is too long; it must be at most 65535 bytes: " + "n" * 64 + "...",
+        ),
+    ],
+)
+def test_item_validation_words_its_refusals(item: object, message: str) -> None:
+    with pytest.raises(ValidationException) as raised:
+        validate_item_sized(item)
+    assert str(raised.value).endswith(message)
 
 
 @given(st.integers(0, 10**18), st.text(alphabet="0123456789", min_size=1, max_size=19))
