@@ -19,6 +19,7 @@ from tablewright.engine.types import (
     validate_item,
     validate_item_sized,
     validate_loaded_item_sized,
+    validate_value_sized,
 )
 
 numbers = st.one_of(
@@ -401,3 +402,17 @@ def test_a_loaded_item_keeps_the_callers_common_values(value: dict) -> None:
     item, _ = validate_loaded_item_sized(raw)
     assert item["pk"] is raw["pk"] and item["a"] is value
     assert item["m"] == {"M": {"x": {"N": "1"}}}
+
+
+@pytest.mark.parametrize(("what", "words"), [((), "Invalid item:"), (("Key",), "Invalid Key:")])
+def test_item_validation_names_what_it_validated(what: tuple, words: str) -> None:
+    with pytest.raises(ValidationException, match=f"^{words} expected a map"):
+        validate_item([], *what)
+
+
+def test_a_dict_subclass_from_an_in_process_caller_is_validated_as_a_dict() -> None:
+    from collections import OrderedDict
+
+    value = OrderedDict({"M": OrderedDict({"n": OrderedDict({"N": "2.50"})})})
+    assert validate_value_sized(value) == validate_value_sized({"M": {"n": {"N": "2.50"}}})
+    assert validate_value_sized(OrderedDict({"S": "x"}), 3) == ({"S": "x"}, 1)
