@@ -738,12 +738,17 @@ def compare(left: AttributeValue, right: AttributeValue) -> int | None:
 
 
 def canonical(value: AttributeValue) -> Any:
-    """A hashable form in which equal DynamoDB values are equal (sets unordered).
+    """A hashable form in which equal DynamoDB values are equal (sets unordered, numbers by value).
 
-    Only for validated values (stored items, request values after validation), whose numbers are
-    canonical text: equal numbers are then equal strings, and need no Decimal.
+    Numbers are compared as numbers, not as text: validated values are canonical text already, but an
+    item written by another tool or an older engine, or a value given to the evaluator directly, may
+    spell one number two ways ("1.50", "1.5").
     """
     kind, payload = next(iter(value.items()))
+    if kind == "N":
+        return (kind, parse_number(payload))
+    if kind == "NS":
+        return (kind, frozenset(parse_number(p) for p in payload))
     if kind in _WIRE_SETS:
         return (kind, frozenset(payload))
     if kind == "M":
