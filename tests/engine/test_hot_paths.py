@@ -14,6 +14,7 @@ from tablewright.engine.types import (
     MAX_DIGITS,
     _plain_decimal_sized,
     check_wire_json,
+    equal,
     item_size,
     plain_item_sized,
     validate_item,
@@ -416,3 +417,16 @@ def test_a_dict_subclass_from_an_in_process_caller_is_validated_as_a_dict() -> N
     value = OrderedDict({"M": OrderedDict({"n": OrderedDict({"N": "2.50"})})})
     assert validate_value_sized(value) == validate_value_sized({"M": {"n": {"N": "2.50"}}})
     assert validate_value_sized(OrderedDict({"S": "x"}), 3) == ({"S": "x"}, 1)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ({"N": "1.50"}, {"N": "1.5"}),
+        ({"N": "-0.000"}, {"N": "0"}),
+        ({"NS": ["1.0", "2"]}, {"NS": ["2.00", "1"]}),
+    ],
+)
+def test_numbers_spelled_two_ways_are_equal(left: dict, right: dict) -> None:
+    assert equal(left, right)
+    assert not equal(left, {"N": "7"} if "N" in left else {"NS": ["7"]})
