@@ -417,27 +417,22 @@ class Store:
     def fetch_single(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[Item, int] | None:
         """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
         no BEGIN/COMMIT is needed (the caller looked its table up through :meth:`table`)."""
-        if self.path is None:
-            self._acquire()
-            try:
-                row = self.conn.execute(meta.select_item_sql, key).fetchone()
-            finally:
-                self._lock.release()
-        else:
-            row = self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
+        row = self._single_row(meta, key)
         return (orjson.loads(row[0]), row[1]) if row else None
 
     def fetch_single_encoded(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> bytes | None:
         """:meth:`fetch_single`'s item as its stored JSON bytes, undecoded (GetItem's pass-through)."""
-        if self.path is None:
+        row = self._single_row(meta, key)
+        return row[0] if row else None
+
+    def _single_row(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple | None:
+        if self.path is None:  # the in-memory store's connection is shared: one thread at a time
             self._acquire()
             try:
-                row = self.conn.execute(meta.select_item_sql, key).fetchone()
+                return self.conn.execute(meta.select_item_sql, key).fetchone()
             finally:
                 self._lock.release()
-        else:
-            row = self.conn.execute(meta.select_item_sql, key).fetchone()
-        return row[0] if row else None
+        return self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
 
     def put(
         self,
