@@ -21,21 +21,10 @@ import tablewright
 from tablewright.engine import Engine
 from tablewright.server import ServerThread
 
-from .support.generated_items import DEFINITION, TABLE, items, with_keys
+from .support.generated_items import DEFINITION, TABLE, items, same, with_keys
 
 _BOTOCORE = create_parser("json")
 _HEADERS = {"content-type": "application/x-amz-json-1.0", "x-amzn-requestid": "tablewright"}
-
-
-def same(left: Any, right: Any) -> bool:
-    """Equal, and of the same type at every depth (``True == 1`` and ``b"" == ""`` do not pass)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return list(left) == list(right) and all(same(left[key], right[key]) for key in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
-    return left == right
 
 
 def _by_botocore(client: Any, operation: str, answer: dict) -> dict:

@@ -9,7 +9,6 @@ in-process boto3 client, and boto3 against a server run as ``tablewright serve``
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import boto3
 import orjson
@@ -19,20 +18,9 @@ import tablewright
 from tablewright.engine import Engine, encoded
 from tablewright.server import ServerThread
 
-from .support.generated_items import DEFINITION, TABLE, items, with_keys
+from .support.generated_items import DEFINITION, TABLE, items, same, with_keys
 
 DUMMY = {"region_name": "us-east-1", "aws_access_key_id": "anything", "aws_secret_access_key": "anything"}
-
-
-def same(left: Any, right: Any) -> bool:
-    """Equal, and of the same type at every depth (``True == 1`` does not pass)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return list(left) == list(right) and all(same(left[key], right[key]) for key in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
-    return left == right
 
 
 def _without_metadata(parsed: dict) -> dict:

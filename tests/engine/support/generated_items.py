@@ -99,3 +99,14 @@ DEFINITION = {
     "GlobalSecondaryIndexes": [_index("by_g", "g", "sk", "ALL"), _index("by_g_keys", "g", "sk", "KEYS_ONLY")],
     "BillingMode": "PAY_PER_REQUEST",
 }
+
+
+def same(left: Any, right: Any) -> bool:
+    """Equal, and of the same type at every depth (``True == 1`` and ``b"" == ""`` do not pass)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return list(left) == list(right) and all(same(left[key], right[key]) for key in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
+    return left == right
