@@ -303,7 +303,9 @@ def section(quick: bool, names: list[str] | None = None) -> Section:
             "CPU time (user + system, all its threads, from /proc) per request answered, median of the",
             "slices: on a machine busy with other work the rates measure the scheduler as much as the",
             "servers (a server pinned to a core shared with other processes waits for its turn after",
-            "every request it answers), and the CPU time per request less so.",
+            "every request it answers), and the CPU time per request less so. Each server runs with its",
+            "defaults: `tablewright serve` polls up to 100 µs for a client's next request before it",
+            "sleeps (docs/server.md), so its CPU column includes that polling.",
             "",
             *lines,
         ]

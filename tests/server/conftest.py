@@ -9,8 +9,13 @@ import boto3
 import pytest
 
 from tablewright.server import ServerThread
+from tablewright.server.poll import DEFAULT_WINDOW
 
 from ._support import DUMMY, NO_RETRY
+
+# As `tablewright serve` polls for a client's next request (server/poll.py): every server test runs
+# with the poll, the fd bookkeeping of connections opening and closing included.
+POLL = DEFAULT_WINDOW
 
 
 def engine_class() -> type:
@@ -37,6 +42,7 @@ def server(engine) -> Iterator[ServerThread]:
         functools.partial(engine.handle, encoded=True),
         try_now=functools.partial(engine.try_handle, encoded=True),
         request_timeout=2.0,
+        poll=POLL,
     ) as running:
         yield running
 

@@ -115,6 +115,13 @@ def _fail(message: str) -> None:
     help="Seconds between deletions of items whose TTL has passed.",
 )
 @click.option("--no-ttl", is_flag=True, help="Never delete expired items (TTL settings are still stored).")
+@click.option(
+    "--poll-us",
+    default=100,
+    show_default=True,
+    type=click.IntRange(0, 10_000),
+    help="Microseconds to poll for a client's next request after answering, before sleeping (0: never).",
+)
 def serve(
     db: str | None,
     host: str,
@@ -128,6 +135,7 @@ def serve(
     lock_timeout: float,
     ttl_interval: float,
     no_ttl: bool,
+    poll_us: int = 100,
     read_only: bool = False,
 ) -> None:
     """Serve DynamoDB's API on HTTP, backed by the embedded engine.
@@ -196,6 +204,7 @@ def serve(
             request_timeout=request_timeout,
             idle_timeout=idle_timeout,
             write_queue_timeout=lock_timeout,
+            poll=poll_us / 1e6,
         )
     except OSError as exc:
         _bind_failed(exc, host, port)

@@ -45,6 +45,7 @@ from tablewright.server.errors import (
     RequestTimeout,
     ServiceUnavailable,
 )
+from tablewright.server.poll import IdlePoller
 from tablewright.server.protocol import (
     MAX_BODY,
     DynamoDBProtocol,
@@ -141,6 +142,7 @@ class _Connection(asyncio.Protocol):
         self.server = server
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
+        self.fd = -1  # the socket's number, watched by the server's poller while open
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = 0.0  # loop time the timer fires at
         self.deadline: float | None = None  # loop time the connection times out at (see _arm)
@@ -184,6 +186,10 @@ class _Connection(asyncio.Protocol):
             )
             return
         server.connections.add(self)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            self.fd = sock.fileno()
+            server.poller.watch(self.fd, self)
         self._arm(server.idle_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -195,7 +201,7 @@ class _Connection(asyncio.Protocol):
         self.queue.clear()
         self._release(self.reserved)
         self.server.connections.discard(self)
-        self.server.connection_closed()
+        self.server.connection_closed(self)
 
     def data_received(self, data: bytes) -> None:
         if self.closing:
@@ -367,6 +373,7 @@ class _Connection(asyncio.Protocol):
         if coding is not None:
             response = _compressed(response, coding)
         self._send(_encode(response, keep_alive, cors))
+        self.server.answered()
         if not keep_alive:
             self.close()
             return False
@@ -550,9 +557,12 @@ class HttpServer:
         idle_timeout: float = 60.0,
         write_queue_timeout: float | None = None,
         reader_threads: int = READER_THREADS,
+        poll: float = 0.0,
     ) -> None:
         """``write_queue_timeout``: a write that waited this long for the writer thread is refused
-        with a retryable error instead of being run (None waits without bound)."""
+        with a retryable error instead of being run (None waits without bound). ``poll``: seconds to
+        poll the connections for after answering, before the loop sleeps (``poll.IdlePoller``; 0:
+        never; ``tablewright serve`` polls, a server on a thread of its client's process must not)."""
         self.app = app
         self.max_body = max_body
         self.max_buffered = max(max_buffered, max_body)
@@ -569,12 +579,17 @@ class HttpServer:
         self._drained: asyncio.Event | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="tablewright-writer")
         self._readers = ThreadPoolExecutor(reader_threads, thread_name_prefix="tablewright-reader")
+        self.poller = IdlePoller(poll)
+        self._poll_pending = False
+        self._on_threads = 0  # requests running on worker threads (their answers do not wake a poll)
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """Bind and start accepting; return the bound (host, port), so port 0 reveals its pick."""
         self.loop = asyncio.get_running_loop()
         self._drained = asyncio.Event()
         self._listener = await self.loop.create_server(lambda: _Connection(self), host, port, backlog=1024)
+        for sock in self._listener.sockets:
+            self.poller.watch(sock.fileno(), self)
         return self._listener.sockets[0].getsockname()[:2]
 
     def queue_output(self, connection: _Connection) -> None:
@@ -582,6 +597,18 @@ class HttpServer:
         if not self._output:
             self.loop.call_soon(self._write_output)
         self._output.append(connection)
+
+    def answered(self) -> None:
+        """An answer was written: poll for the next request at the end of this turn (once a turn)."""
+        if self.poller.enabled and not self._poll_pending:
+            self._poll_pending = True
+            self.loop.call_soon(self._poll)
+
+    def _poll(self) -> None:
+        self._poll_pending = False
+        # A worker thread's answer reaches the loop by a channel the poll does not watch.
+        if not self._on_threads and not self.shutting_down:
+            self.poller.poll()
 
     def _write_output(self) -> None:
         output, self._output = self._output, []
@@ -660,7 +687,11 @@ class HttpServer:
             executor = self._writer
             timeout = self.write_queue_timeout
             deadline = time.monotonic() + timeout if timeout is not None else None
-        return await self.loop.run_in_executor(executor, self.app.call, operation, request, deadline)
+        self._on_threads += 1
+        try:
+            return await self.loop.run_in_executor(executor, self.app.call, operation, request, deadline)
+        finally:
+            self._on_threads -= 1
 
     def evict_idle(self) -> bool:
         """Make room for a new connection: close the one idle the longest or, with none idle, cut off
@@ -689,8 +720,9 @@ class HttpServer:
         )
         return True
 
-    def connection_closed(self) -> None:
+    def connection_closed(self, connection: _Connection) -> None:
         """Called by each connection as it goes; wakes :meth:`shutdown` when the last one has."""
+        self.poller.forget(connection.fd, connection)
         if self.shutting_down and not self.connections and self._drained is not None:
             self._drained.set()
 
@@ -712,3 +744,4 @@ class HttpServer:
             await self._listener.wait_closed()
         for executor in (self._writer, self._readers):
             await self.loop.run_in_executor(None, executor.shutdown)
+        self.poller.close()

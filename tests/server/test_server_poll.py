@@ -1,0 +1,143 @@
+"""The poll before the event loop sleeps (server/poll.py): what it watches, how it backs off, and
+that a polling server answers exactly as one that sleeps."""
+
+from __future__ import annotations
+
+import functools
+import socket
+import subprocess
+import sys
+
+import boto3
+import pytest
+
+from tablewright.server import ServerThread
+from tablewright.server.poll import DEFAULT_WINDOW, MAX_SKIPPED, IdlePoller
+
+from ._support import DUMMY, NO_RETRY, SERVE, Served, create_table
+from .conftest import engine_class
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the poll uses epoll (Linux)")
+
+
+def counts(poller: IdlePoller) -> tuple[int, int, int]:
+    return poller.found, poller.timed_out, poller.skipped
+
+
+def test_a_poll_finds_input_already_there():
+    poller = IdlePoller(DEFAULT_WINDOW)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        poller.watch(ours.fileno(), "connection")
+        theirs.send(b"next request")
+        poller.poll()
+        assert counts(poller) == (1, 0, 0)
+    poller.close()
+
+
+def test_polls_that_time_out_back_off_doubling_and_a_find_starts_over():
+    poller = IdlePoller(20e-6)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        poller.watch(ours.fileno(), "connection")
+        poller.poll()  # nothing comes: times out, skips the next turn
+        assert counts(poller) == (0, 1, 0)
+        poller.poll()
+        assert counts(poller) == (0, 1, 1)
+        poller.poll()  # times out again: two turns skipped now
+        poller.poll(), poller.poll()
+        assert counts(poller) == (0, 2, 3)
+        for _ in range(20):  # the skips grow no further than MAX_SKIPPED
+            poller.poll()
+        timed_out = poller.timed_out
+        theirs.send(b"x")
+        while poller.found == 0:
+            poller.poll()
+        assert poller.skipped <= 3 + MAX_SKIPPED * (timed_out - 1)
+        ours.recv(1)
+        poller.poll()  # after a find the back-off starts over: one turn skipped, not many
+        poller.poll()
+        theirs.send(b"y")
+        poller.poll()
+        assert poller.found == 2
+    poller.close()
+
+
+def test_a_socket_number_reused_stays_watched_for_its_new_owner():
+    poller = IdlePoller(DEFAULT_WINDOW)
+    first, peer = socket.socketpair()
+    number = first.fileno()
+    poller.watch(number, "first")
+    first.close()
+    peer.close()
+    second, theirs = socket.socketpair()
+    with second, theirs:
+        if second.fileno() != number:
+            pytest.skip("the system gave the new socket another number")
+        poller.watch(number, "second")
+        poller.forget(number, "first")  # the first owner's late goodbye must not drop the second
+        theirs.send(b"x")
+        poller.poll()
+        assert poller.found == 1
+        poller.forget(number, "second")
+    poller.close()
+
+
+def test_window_zero_polls_nothing():
+    poller = IdlePoller(0)
+    assert not poller.enabled
+    poller.watch(0, "ignored")
+    poller.forget(0, "ignored")
+    poller.close()
+
+
+def test_polling_server_answers_as_a_sleeping_one_across_many_connections():
+    """Requests on connections opened, used and closed one after another (socket numbers reused)
+    and side by side: the same answers with and without the poll, and the poll did find requests."""
+    answers = {}
+    for window in (0.0, DEFAULT_WINDOW):
+        engine = engine_class()()
+        with ServerThread(
+            functools.partial(engine.handle, encoded=True),
+            try_now=functools.partial(engine.try_handle, encoded=True),
+            poll=window,
+        ) as server:
+            clients = [
+                boto3.client("dynamodb", endpoint_url=server.url, config=NO_RETRY, **DUMMY) for _ in range(3)
+            ]
+            create_table(clients[0], "polled")
+            seen = []
+            for round_ in range(30):
+                client = clients[round_ % 3]
+                client.put_item(TableName="polled", Item={"pk": {"S": f"k{round_}"}, "n": {"N": str(round_)}})
+                seen.append(client.get_item(TableName="polled", Key={"pk": {"S": f"k{round_ // 2}"}})["Item"])
+                if round_ % 10 == 9:  # a fresh connection, likely on a closed one's socket number
+                    clients[round_ % 3].close()
+                    clients[round_ % 3] = boto3.client(
+                        "dynamodb", endpoint_url=server.url, config=NO_RETRY, **DUMMY
+                    )
+            seen.append(clients[1].scan(TableName="polled")["Count"])
+            answers[window] = seen
+            if window:
+                assert server.server.poller.found + server.server.poller.timed_out > 0
+        engine.close()
+    assert answers[0.0] == answers[DEFAULT_WINDOW]
+
+
+def test_serve_poll_flag(tmp_path):
+    served = Served("--poll-us", "0")
+    try:
+        client = boto3.client("dynamodb", endpoint_url=served.url, config=NO_RETRY, **DUMMY)
+        assert client.list_tables()["TableNames"] == []
+    finally:
+        assert served.stop()[0] == 0
+    result = subprocess.run([*SERVE, "--poll-us", "-5"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "--poll-us" in result.stderr and "-5" in result.stderr
+
+
+def test_serve_default_window_is_the_poll_modules():
+    from tablewright.cli.serve import serve
+
+    default = next(option.default for option in serve.params if option.name == "poll_us")
+    assert default == round(DEFAULT_WINDOW * 1e6)
