@@ -43,15 +43,30 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(refusal)) from None
 
 
+def _meaningless_on(item: pytest.Item, backend: str) -> bool:
+    """Whether ``item`` checks nothing on ``backend``: an engine hook or the engine's own rows off the
+    in-process engine, an HTTP detail without HTTP. Such runs are not collected (deselected), rather
+    than collected and always skipped."""
+    if backend != "engine" and (
+        item.get_closest_marker("engine_only") is not None or "engine" in item.fixturenames
+    ):
+        return True
+    return "http_client" in item.fixturenames and backend not in REMOTE_BACKENDS
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Called with every item of the session: only this directory's are ours.
+    deselected = [
+        item for item in items if item.path.is_relative_to(_HERE) and _meaningless_on(item, _backend_of(item))
+    ]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        dropped = set(deselected)
+        items[:] = [item for item in items if item not in dropped]
     for item in items:
         if not item.path.is_relative_to(_HERE):
             continue
         backend = _backend_of(item)
-        engine_only = item.get_closest_marker("engine_only")
-        if engine_only is not None and backend != "engine":
-            item.add_marker(pytest.mark.skip(reason=engine_only.kwargs["reason"]))
         if backend == "serve" and len(SELECTED) > 1:
             # The served runs repeat the engine's over HTTP: CI runs them, the edit-test loop does not
             # (tests/server covers the HTTP layer in the fast subset).
