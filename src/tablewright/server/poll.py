@@ -14,14 +14,14 @@ lasts longer than the window, and a poll that times out (nothing came) skips the
 two after a second one in a row, and so on up to ``MAX_SKIPPED``; one that finds a request starts
 over. A client slower than the window thus costs one window per ``MAX_SKIPPED`` answers. (Deciding by
 how soon a request came after the loop slept does not work: that gap includes the wake-up itself.)
-Between checks the core is yielded (``sched_yield``) to any other thread waiting for it, so a
-client sharing the server's core is not starved by the poll. Linux only (``epoll``); elsewhere the
-loop sleeps as usual.
+The poll does not yield its core between checks: a client sharing the core was woken by the
+answer and the scheduler lets it run first, while a poll that yielded to a busy neighbour would lose
+the core for a whole time slice and be woken no sooner than a sleeping loop. Linux only
+(``epoll``); elsewhere the loop sleeps as usual.
 """
 
 from __future__ import annotations
 
-import os
 import select
 import time
 from contextlib import suppress
@@ -85,7 +85,6 @@ class IdlePoller:
                 self._backoff = min(2 * self._backoff, MAX_SKIPPED)
                 self.timed_out += 1
                 return
-            os.sched_yield()
         self._backoff = 1
         self.found += 1
 
