@@ -66,8 +66,6 @@ _RANGE_SQL = {
     "BETWEEN": " AND x.sk BETWEEN ? AND ?",
     "begins_with": " AND x.sk >= ? AND x.sk < ?",
 }
-# Longest string value taken (longer ones are rare: the general path answers them).
-_MAX_STRING = 1024
 MAX_PLANS = 1024  # distinct shapes remembered; beyond that the cache starts again
 
 
@@ -146,12 +144,10 @@ def _key(value: Any, kind: str | None) -> bytes | None:
     if value.__class__ is not dict or len(value) != 1:
         return None
     payload = value.get(kind)
-    if payload.__class__ is not str or not payload:
+    if payload.__class__ is not str:
         return None
     if kind == "N":
         return encode_number_key(payload) if is_canonical_number(payload) else None
-    if len(payload) > _MAX_STRING:
-        return None
     try:
         return payload.encode()
     except UnicodeEncodeError:  # a lone surrogate: the general path says what is wrong
