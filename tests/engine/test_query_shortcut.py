@@ -166,10 +166,10 @@ def queries(draw: st.DrawFn) -> Any:
     if names:
         request["ExpressionAttributeNames"] = names
     for member, good, bad in (
-        ("Limit", [1, 2, 3, 5, 100], [0, -1, True, 2.0, "3", 2**40]),
-        ("ScanIndexForward", [True, False], ["false", None]),
-        ("ConsistentRead", [True, False], [1]),
-        ("ReturnConsumedCapacity", ["NONE", "TOTAL", "INDEXES"], ["BOGUS", None]),
+        ("Limit", [1, 2, 3, 5, 100], [0, -1, True, 2.0, "3", 2**40, []]),
+        ("ScanIndexForward", [True, False], ["false", None, {}]),
+        ("ConsistentRead", [True, False], [1, [True]]),
+        ("ReturnConsumedCapacity", ["NONE", "TOTAL", "INDEXES"], ["BOGUS", None, ["TOTAL"], {}]),
     ):
         if draw(st.integers(0, 2)) == 0:
             request[member] = draw(st.sampled_from(good * 6 + bad))

@@ -214,6 +214,7 @@ def _answer(engine: Engine, plan: _Plan, request: dict) -> dict | None:
         (limit is not None and (limit.__class__ is not int or not _valid("Limit", limit)))
         or (forward is not True and forward is not False)
         or (consistent is not True and consistent is not False)
+        or capacity.__class__ is not str
         or capacity not in _CAPACITY_MODES
     ):
         return None
