@@ -657,6 +657,31 @@ class Store:
         sql += f" WHERE {where} ORDER BY {order}"
         return conn.execute(sql, params)
 
+    def read_page(
+        self, sql: str, params: tuple, limit: int | None, page_bytes: int
+    ) -> tuple[list[bytes], int, bytes | None]:
+        """The items of one ``SELECT size, item ...`` as a request's only statement (as
+        :meth:`fetch_single`: one statement, one snapshot, no BEGIN/COMMIT), read until ``limit``
+        items or ``page_bytes`` bytes, as Query and Scan page: (the items' stored JSON, bytes read,
+        the last item's JSON when the page ended there, else None)."""
+        if self.path is None:  # the in-memory store's connection is shared: one thread at a time
+            self._acquire()
+        try:
+            cursor = self.conn.execute(sql, params)
+            items: list[bytes] = []
+            append = items.append
+            size_read = 0
+            for size, raw in cursor:
+                append(raw)
+                size_read += size
+                if size_read >= page_bytes or len(items) == limit:
+                    cursor.close()  # no statement stays open on the connection
+                    return items, size_read, raw
+            return items, size_read, None
+        finally:
+            if self.path is None:
+                self._lock.release()
+
     def collection_size(self, conn: sqlite3.Connection, meta: TableMeta, h: int, pk: bytes) -> int:
         """Bytes of one item collection: the items of a partition key plus their local index entries."""
         total = conn.execute(

@@ -14,6 +14,7 @@ from . import (
     items,
     partiql,
     pitr,
+    query_shortcut,
     reads,
     settings,
     streams,
@@ -35,4 +36,4 @@ OPERATIONS = {
     **features_off.OPERATIONS,
     **exports.OPERATIONS,
 }
-SHORTCUTS = {**items.SHORTCUTS}
+SHORTCUTS = {**items.SHORTCUTS, **query_shortcut.SHORTCUTS}

@@ -85,7 +85,7 @@ def _shape(request: dict, hash_names: tuple[str, ...], range_names: tuple[str, .
     return shape
 
 
-def _bind(expr: Any, names: dict | None, hash_names: tuple[str, ...], range_names: tuple[str, ...]) -> tuple:
+def bind(expr: Any, names: dict | None, hash_names: tuple[str, ...], range_names: tuple[str, ...]) -> tuple:
     """Which placeholders a resolved key condition took its values from (as resolve_key_conditions did)."""
     by_key = {(names or {}).get(part.name, part.name): part for part in expr.parts}
     hashes = tuple(by_key[name].values[0].name for name in hash_names)
@@ -124,7 +124,7 @@ def key_condition(
         if shape is not None:
             if len(_plans) >= MAX_PLANS:
                 _plans.clear()
-            bound = _bind(expressions.key_condition, expressions.names, hash_names, range_names)
+            bound = bind(expressions.key_condition, expressions.names, hash_names, range_names)
             _plans[shape] = _Plan(expressions.projection, expressions.key_condition, *bound)
         return expressions, condition
     names = request.get("ExpressionAttributeNames")

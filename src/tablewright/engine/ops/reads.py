@@ -284,7 +284,7 @@ def _page(
     return response
 
 
-def _prefix_successor(prefix: bytes) -> bytes | None:
+def prefix_successor(prefix: bytes) -> bytes | None:
     """The smallest byte string greater than every string starting with ``prefix`` (None: unbounded)."""
     stripped = prefix.rstrip(b"\xff")
     if not stripped:
@@ -308,7 +308,7 @@ def _range_sql(source: Source, op: str | None, values: tuple) -> tuple[str, tupl
                 "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
                 "operator or function: begins_with, operand type: N"
             )
-        upper = _prefix_successor(encoded[0])
+        upper = prefix_successor(encoded[0])
         if upper is None:
             return " AND x.sk >= ?", encoded
         return " AND x.sk >= ? AND x.sk < ?", (encoded[0], upper)
@@ -325,13 +325,13 @@ def _check_types(attributes: tuple[tuple[str, str], ...], values: tuple) -> None
 # exclusive) byte strings, given the encoded equality prefix ``p`` and the condition's components ``c``
 # (terminated values; for begins_with the escaped prefix without terminator). None: unbounded.
 _COMPONENT_BOUNDS = {
-    "=": lambda p, c: (c[0], _prefix_successor(c[0])),
+    "=": lambda p, c: (c[0], prefix_successor(c[0])),
     "<": lambda p, c: (p, c[0]),
-    "<=": lambda p, c: (p, _prefix_successor(c[0])),
-    ">": lambda p, c: (_prefix_successor(c[0]), _prefix_successor(p)),
-    ">=": lambda p, c: (c[0], _prefix_successor(p)),
-    "BETWEEN": lambda p, c: (c[0], _prefix_successor(c[1])),
-    "begins_with": lambda p, c: (c[0], _prefix_successor(c[0])),
+    "<=": lambda p, c: (p, prefix_successor(c[0])),
+    ">": lambda p, c: (prefix_successor(c[0]), prefix_successor(p)),
+    ">=": lambda p, c: (c[0], prefix_successor(p)),
+    "BETWEEN": lambda p, c: (c[0], prefix_successor(c[1])),
+    "begins_with": lambda p, c: (c[0], prefix_successor(c[0])),
 }
 
 
