@@ -426,13 +426,15 @@ class Store:
         return row[0] if row else None
 
     def _single_row(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple | None:
+        h, pk, sk = key
+        params = (h, bytearray(pk), bytearray(sk))  # bytearray: no adapter lookup (see put_blind)
         if self.path is None:  # the in-memory store's connection is shared: one thread at a time
             self._acquire()
             try:
-                return self.conn.execute(meta.select_item_sql, key).fetchone()
+                return self.conn.execute(meta.select_item_sql, params).fetchone()
             finally:
                 self._lock.release()
-        return self.conn.execute(meta.select_item_sql, key).fetchone()  # fetch(), inlined: every GetItem
+        return self.conn.execute(meta.select_item_sql, params).fetchone()  # fetch(), inlined: every GetItem
 
     def put(
         self,
