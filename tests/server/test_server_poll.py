@@ -91,9 +91,31 @@ def test_window_zero_polls_nothing():
     poller.close()
 
 
-def test_polling_server_answers_as_a_sleeping_one_across_many_connections():
-    """Requests on connections opened, used and closed one after another (socket numbers reused)
-    and side by side: the same answers with and without the poll, and the poll did find requests."""
+def _session(url: str) -> list:
+    """Writes and reads on one connection at a time, replaced every ten requests (a new socket,
+    likely on the closed one's number), then three connections side by side: the answers."""
+
+    def connect():
+        return boto3.client("dynamodb", endpoint_url=url, config=NO_RETRY, **DUMMY)
+
+    client = connect()
+    create_table(client, "polled")
+    seen = []
+    for number in range(30):
+        client.put_item(TableName="polled", Item={"pk": {"S": f"k{number}"}, "n": {"N": str(number)}})
+        seen.append(client.get_item(TableName="polled", Key={"pk": {"S": f"k{number // 2}"}})["Item"])
+        if number % 10 == 9:
+            client.close()
+            client = connect()
+    others = [client, connect(), connect()]
+    for number in range(9):
+        seen.append(others[number % 3].get_item(TableName="polled", Key={"pk": {"S": f"k{number}"}})["Item"])
+    seen.append(others[1].scan(TableName="polled")["Count"])
+    return seen
+
+
+def test_polling_server_answers_as_a_sleeping_one():
+    """The same answers with and without the poll, and the poll did look for requests."""
     answers = {}
     for window in (0.0, DEFAULT_WINDOW):
         engine = engine_class()()
@@ -102,24 +124,12 @@ def test_polling_server_answers_as_a_sleeping_one_across_many_connections():
             try_now=functools.partial(engine.try_handle, encoded=True),
             poll=window,
         ) as server:
-            clients = [
-                boto3.client("dynamodb", endpoint_url=server.url, config=NO_RETRY, **DUMMY) for _ in range(3)
-            ]
-            create_table(clients[0], "polled")
-            seen = []
-            for round_ in range(30):
-                client = clients[round_ % 3]
-                client.put_item(TableName="polled", Item={"pk": {"S": f"k{round_}"}, "n": {"N": str(round_)}})
-                seen.append(client.get_item(TableName="polled", Key={"pk": {"S": f"k{round_ // 2}"}})["Item"])
-                if round_ % 10 == 9:  # a fresh connection, likely on a closed one's socket number
-                    clients[round_ % 3].close()
-                    clients[round_ % 3] = boto3.client(
-                        "dynamodb", endpoint_url=server.url, config=NO_RETRY, **DUMMY
-                    )
-            seen.append(clients[1].scan(TableName="polled")["Count"])
-            answers[window] = seen
+            answers[window] = _session(server.url)
+            poller = server.server.poller
             if window:
-                assert server.server.poller.found + server.server.poller.timed_out > 0
+                assert poller.found + poller.timed_out + poller.skipped > 0
+            else:
+                assert not poller.enabled
         engine.close()
     assert answers[0.0] == answers[DEFAULT_WINDOW]
 

@@ -599,8 +599,10 @@ class HttpServer:
         self._output.append(connection)
 
     def answered(self) -> None:
-        """An answer was written: poll for the next request at the end of this turn (once a turn)."""
-        if self.poller.enabled and not self._poll_pending:
+        """An answer was written: with one connection open, poll for its next request at the end of
+        this turn. With several, the loop's sleep is what gathers their requests into bursts answered
+        together (``_Connection._send``); polling would take them one by one, at more CPU each."""
+        if self.poller.enabled and not self._poll_pending and len(self.connections) == 1:
             self._poll_pending = True
             self.loop.call_soon(self._poll)
 
