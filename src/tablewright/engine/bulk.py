@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .actions import Expressions, Put
 from .catalog import TableMeta
 from .errors import (
@@ -38,7 +36,7 @@ from .errors import (
     StaleDefinition,
     ThrottlingException,
 )
-from .storage import is_lock_timeout
+from .storage import is_lock_timeout, item_row
 from .types import validate_loaded_item_sized
 
 if TYPE_CHECKING:
@@ -142,7 +140,7 @@ def _load_chunk(
                     raise StaleDefinition(name)
                 if engine.fast_writes and table.blind_writes:
                     engine.store.put_rows(
-                        conn, table, [(*key, size, orjson.dumps(item)) for _, _, item, key, size in prepared]
+                        conn, table, [item_row(key, size, item) for _, _, item, key, size in prepared]
                     )
                 else:
                     _put_each(engine, conn, table, prepared, refused, raising=on_error is None)

@@ -80,6 +80,19 @@ INSERT OR IGNORE INTO tw_meta VALUES ('format', {FORMAT_VERSION}), ('catalog', 0
 _SCHEMA_NAMES = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", _SCHEMA))
 
 
+def item_row(
+    key: tuple[int, bytes, bytes], size: int, item: Item
+) -> tuple[int, bytearray, bytearray, int, bytearray]:
+    """The ``(h, pk, sk, size, item JSON)`` parameters that store ``item`` under ``key``.
+
+    Blobs are bound as bytearray: CPython's sqlite3 binds a bytearray as it is, but first offers a
+    bytes object to its adapters (building and discarding an AttributeError each time), which costs
+    more than the copy (about 2.5 µs per row of 500 in one transaction, measured against bytes).
+    """
+    h, pk, sk = key
+    return (h, bytearray(pk), bytearray(sk), size, bytearray(orjson.dumps(item)))
+
+
 class Store:
     """SQLite access for one engine: connections, transactions, catalog and item rows."""
 
@@ -461,11 +474,7 @@ class Store:
         looked up). Then the definition is re-read and :class:`StaleDefinition` makes the engine prepare
         the request again.
         """
-        h, pk, sk = key
-        # Blobs bound as bytearray: CPython's sqlite3 binds a bytearray as it is, but first offers a bytes
-        # object to its adapters (building and discarding an AttributeError each time), which costs
-        # more than the copy.
-        row = (h, bytearray(pk), bytearray(sk), size, bytearray(orjson.dumps(item)))
+        row = item_row(key, size, item)
         if self.path is None:  # one shared connection, whose cache is the catalog
             self._acquire()
             try:
@@ -563,10 +572,8 @@ class Store:
         with contextlib.suppress(sqlite3.OperationalError):  # another connection is checkpointing
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
-    def put_rows(
-        self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple[int, bytes, bytes, int, bytes]]
-    ) -> None:
-        """Store ``(h, pk, sk, size, item JSON)`` rows of a table without indexes or stream, replacing any
+    def put_rows(self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple]) -> None:
+        """Store rows made by :func:`item_row` of a table without indexes or stream, replacing any
         item with the same key: one executemany, the bulk form of :meth:`put_blind` (in the caller's
         transaction)."""
         if rows:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .. import expressions as ex
 from ..actions import Action, Delete, Expressions, Put, key_from, new_item_sized
 from ..capacity import Consumed, merge, read_units
 from ..catalog import TableMeta
 from ..errors import StaleDefinition, ValidationException
+from ..storage import item_row
 from ..types import Item, item_size, validate_loaded_item_sized
 from .tables import require_table
 
@@ -157,8 +156,8 @@ class BlindPut:
     ) -> None:
         self.table, self.encoded_key, self.item, self.size, self.old_size = table, encoded_key, item, size, 0
 
-    def row(self) -> tuple[int, bytes, bytes, int, bytes]:
-        return (*self.encoded_key, self.size, orjson.dumps(self.item))
+    def row(self) -> tuple:
+        return item_row(self.encoded_key, self.size, self.item)
 
     @property
     def consumed(self) -> Consumed:
