@@ -15,6 +15,7 @@ import base64
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -97,6 +98,14 @@ def _engine() -> Engine:
 
 
 ENGINE = _engine()
+
+
+@pytest.fixture(autouse=True)
+def _no_plans_yet() -> None:
+    """Each test starts with the shortcut's caches empty, so that making a plan and compiling a
+    member's check are tested too, whatever ran before in this process."""
+    query_shortcut.forget()
+
 
 _odd_values = st.sampled_from(
     [

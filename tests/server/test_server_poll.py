@@ -7,6 +7,7 @@ import functools
 import socket
 import subprocess
 import sys
+import threading
 
 import boto3
 import pytest
@@ -40,26 +41,73 @@ def test_polls_that_time_out_back_off_doubling_and_a_find_starts_over():
     ours, theirs = socket.socketpair()
     with ours, theirs:
         poller.watch(ours.fileno(), "connection")
-        poller.poll()  # nothing comes: times out, skips the next turn
-        assert counts(poller) == (0, 1, 0)
-        poller.poll()
-        assert counts(poller) == (0, 1, 1)
-        poller.poll()  # times out again: two turns skipped now
-        poller.poll(), poller.poll()
-        assert counts(poller) == (0, 2, 3)
-        for _ in range(20):  # the skips grow no further than MAX_SKIPPED
+        outcomes = []
+        for _ in range(40):  # nothing comes: T(imed out) and S(kipped) turns
+            before = counts(poller)
             poller.poll()
-        timed_out = poller.timed_out
+            outcomes.append("T" if poller.timed_out > before[1] else "S")
+        # skips after each time-out: 1, 2, 4, 8, 16, then capped at MAX_SKIPPED
+        assert "".join(outcomes) == "TS" + "TSS" + "TSSSS" + "T" + "S" * 8 + "T" + "S" * 16 + "T" + "S" * 3
+        assert MAX_SKIPPED == 64
+        while poller.timed_out < 9 and poller.skipped < 300:  # through two capped back-offs
+            poller.poll()
+        # 1+2+4+8+16+32 turns, then MAX_SKIPPED twice (not 64 and then 128)
+        assert (poller.timed_out, poller.skipped) == (9, 63 + 64 + 64)
         theirs.send(b"x")
         while poller.found == 0:
             poller.poll()
-        assert poller.skipped <= 3 + MAX_SKIPPED * (timed_out - 1)
         ours.recv(1)
-        poller.poll()  # after a find the back-off starts over: one turn skipped, not many
+        # after a find the back-off starts over: a time-out skips one turn, not many
+        outcomes = []
+        for _ in range(5):
+            before = counts(poller)
+            poller.poll()
+            outcomes.append("T" if poller.timed_out > before[1] else "S")
+        assert "".join(outcomes) == "TSTSS"
+    poller.close()
+
+
+def test_input_arriving_within_the_window_is_found():
+    poller = IdlePoller(5.0)  # long: the sender's delay must fall inside it on any machine
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        poller.watch(ours.fileno(), "connection")
+        sender = threading.Timer(0.01, theirs.send, args=(b"late",))
+        sender.start()
         poller.poll()
-        theirs.send(b"y")
+        sender.join()
+        assert counts(poller) == (1, 0, 0)
+    poller.close()
+
+
+def test_watching_a_socket_twice_keeps_it_watched_for_the_later_owner():
+    poller = IdlePoller(DEFAULT_WINDOW)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        poller.watch(ours.fileno(), "first")
+        poller.watch(ours.fileno(), "second")  # still registered: modified, not refused
+        poller.forget(ours.fileno(), "first")
+        theirs.send(b"x")
         poller.poll()
-        assert poller.found == 2
+        assert poller.found == 1
+    poller.close()
+
+
+def test_a_forgotten_socket_no_longer_ends_a_poll():
+    poller = IdlePoller(20e-6)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        poller.watch(ours.fileno(), "connection")
+        poller.forget(ours.fileno(), "connection")
+        theirs.send(b"ignored")
+        poller.poll()
+        assert counts(poller) == (0, 1, 0)
+    closed, peer = socket.socketpair()
+    poller.watch(closed.fileno(), "gone")
+    number = closed.fileno()
+    closed.close()
+    peer.close()
+    poller.forget(number, "gone")  # its socket closed first: nothing to raise about
     poller.close()
 
 

@@ -88,8 +88,9 @@ _checks: dict[str, Callable[[Any], bool]] = {}  # request validation's check of 
 
 
 def forget() -> None:
-    """Drop every plan (the next request of each shape goes the general way first)."""
+    """Drop every plan and compiled member check (the next request of each shape is planned anew)."""
     _plans.clear()
+    _checks.clear()
 
 
 def planned() -> int:
