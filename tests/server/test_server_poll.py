@@ -89,7 +89,10 @@ def test_watching_a_socket_twice_keeps_it_watched_for_the_later_owner():
         poller.forget(ours.fileno(), "first")
         theirs.send(b"x")
         poller.poll()
-        assert poller.found == 1
+        ours.recv(1)
+        theirs.send(b"y")
+        poller.poll()
+        assert poller.found == 2
     poller.close()
 
 
