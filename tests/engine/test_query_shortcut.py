@@ -369,18 +369,7 @@ def test_a_redefined_table_gets_a_new_plan(tmp_path: Any) -> None:
     another key schema, the same request is planned again against the new one."""
     path = str(tmp_path / "shared.db")
     first, second = Engine(path), Engine(path)
-    definition = {
-        "TableName": "tbl",
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-        "BillingMode": "PAY_PER_REQUEST",
-    }
+    definition = {**_definition("tbl"), "BillingMode": "PAY_PER_REQUEST"}
     first.handle("CreateTable", definition)
     first.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}})
     request = _plain("tbl", "pk = :p AND sk > :a", {":p": {"S": "a"}, ":a": {"N": "0"}})

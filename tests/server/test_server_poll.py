@@ -36,18 +36,23 @@ def test_a_poll_finds_input_already_there():
     poller.close()
 
 
+def _turns(poller: IdlePoller, number: int) -> str:
+    """``number`` polls with nothing arriving: T for one that timed out, S for one skipped."""
+    outcomes = []
+    for _ in range(number):
+        timed_out = poller.timed_out
+        poller.poll()
+        outcomes.append("T" if poller.timed_out > timed_out else "S")
+    return "".join(outcomes)
+
+
 def test_polls_that_time_out_back_off_doubling_and_a_find_starts_over():
     poller = IdlePoller(20e-6)
     ours, theirs = socket.socketpair()
     with ours, theirs:
         poller.watch(ours.fileno(), "connection")
-        outcomes = []
-        for _ in range(40):  # nothing comes: T(imed out) and S(kipped) turns
-            before = counts(poller)
-            poller.poll()
-            outcomes.append("T" if poller.timed_out > before[1] else "S")
-        # skips after each time-out: 1, 2, 4, 8, 16, then capped at MAX_SKIPPED
-        assert "".join(outcomes) == "TS" + "TSS" + "TSSSS" + "T" + "S" * 8 + "T" + "S" * 16 + "T" + "S" * 3
+        # nothing comes: the turns skipped after each time-out double, 1, 2, 4, 8, 16, 32 ...
+        assert _turns(poller, 40) == "TS" + "TSS" + "TSSSS" + "T" + "S" * 8 + "T" + "S" * 16 + "T" + "S" * 3
         assert MAX_SKIPPED == 64
         while poller.timed_out < 9 and poller.skipped < 300:  # through two capped back-offs
             poller.poll()
@@ -58,12 +63,7 @@ def test_polls_that_time_out_back_off_doubling_and_a_find_starts_over():
             poller.poll()
         ours.recv(1)
         # after a find the back-off starts over: a time-out skips one turn, not many
-        outcomes = []
-        for _ in range(5):
-            before = counts(poller)
-            poller.poll()
-            outcomes.append("T" if poller.timed_out > before[1] else "S")
-        assert "".join(outcomes) == "TSTSS"
+        assert _turns(poller, 5) == "TSTSS"
     poller.close()
 
 
