@@ -440,7 +440,7 @@ class Store:
 
     def _single_row(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple | None:
         h, pk, sk = key
-        params = (h, bytearray(pk), bytearray(sk))  # bytearray: no adapter lookup (see put_blind)
+        params = (h, bytearray(pk), bytearray(sk))  # bytearray: no adapter lookup (see item_row)
         if self.path is None:  # the in-memory store's connection is shared: one thread at a time
             self._acquire()
             try:
