@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tablewright.engine import Engine
+from tablewright.engine import Engine, futex
 from tablewright.engine.errors import WouldBlock
+from tablewright.engine.write_gate import gate_for
 
 from .support.workload import COUNTER_KEY, COUNTER_TABLE, create_counter
 
@@ -290,9 +291,10 @@ def test_a_foreign_sqlite_lock_is_still_waited_for_behind_the_gate(database) -> 
 QUEUE_CHILD = """
 import os, sys
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-from tablewright.engine import Engine
+from tablewright.engine import Engine, futex
 from tablewright.engine.write_gate import gate_for
-db, name = sys.argv[1:3]
+db, name, waiting = sys.argv[1:4]
+futex.AVAILABLE = waiting == "futex"  # "thread": the path of platforms without futexes
 gate = gate_for(db)
 turn = None
 print("ready", flush=True)
@@ -322,9 +324,9 @@ for line in sys.stdin:
 class QueueChild:
     """One process of QUEUE_CHILD, told what to do line by line."""
 
-    def __init__(self, database: Path, name: str) -> None:
+    def __init__(self, database: Path, name: str, waiting: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-c", QUEUE_CHILD, str(database), name],
+            [sys.executable, "-c", QUEUE_CHILD, str(database), name, waiting],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -378,12 +380,13 @@ def eventually(condition: Callable[[], bool]) -> None:
         time.sleep(0.01)
 
 
-@pytest.fixture
-def queue_children(database: Path) -> Iterator[Callable[[str], QueueChild]]:
+@pytest.fixture(params=["futex", "thread"] if futex.AVAILABLE else ["thread"])
+def queue_children(database: Path, request) -> Iterator[Callable[[str], QueueChild]]:
+    """Children that wait for their turns on futexes (Linux) or through a waiter thread (elsewhere)."""
     children: list[QueueChild] = []
 
     def start(name: str) -> QueueChild:
-        children.append(QueueChild(database, name))
+        children.append(QueueChild(database, name, request.param))
         return children[-1]
 
     yield start
@@ -537,3 +540,98 @@ def test_a_sidecar_the_writer_may_not_write_is_locked_read_only(shared_folder: P
     done = _run_as_other_user(str(db), "rw")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "2"]
+
+
+# ---------------------------------------------------------------------------------- checkpoints
+
+# Claims the right to checkpoint the file (after a write, which opens the sidecar) until stdin closes.
+HOLD_CHECKPOINT = """
+import sys
+from tablewright.engine import Engine
+from tablewright.engine.write_gate import gate_for
+with Engine(sys.argv[1]) as engine:
+    engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": "holder"}}})
+    print("claimed" if gate_for(sys.argv[1]).claim_checkpoint() else "refused", flush=True)
+    sys.stdin.read()
+"""
+
+
+def wal_pages_pending(database: Path) -> int:
+    """WAL frames not yet copied into the database (the wal-index header in ``-shm``, sqlite.org/walformat.html)."""
+    header = Path(f"{database}-shm").read_bytes()[:100]
+    return int.from_bytes(header[16:20], sys.byteorder) - int.from_bytes(header[96:100], sys.byteorder)
+
+
+def write_until_pending(engine: Engine, database: Path, pages: int) -> None:
+    number = 0
+    while wal_pages_pending(database) < pages:
+        number += 1
+        engine.handle("PutItem", put(f"k{number}"))
+        assert number < 50_000, "the WAL did not grow"
+
+
+def test_only_one_process_checkpoints_at_a_time(database) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_CHECKPOINT, str(database)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "claimed"  # type: ignore[union-attr]
+        with Engine(str(database)) as engine:
+            write_until_pending(engine, database, 1200)  # past 950: this process would checkpoint now
+            for number in range(40):
+                engine.handle("PutItem", put(f"more{number}"))
+            assert wal_pages_pending(database) >= 1200, "it checkpointed while another process had the claim"
+            holder.stdin.close()  # type: ignore[union-attr]
+            holder.wait(timeout=30)
+            for number in range(40):  # the claim is free again: the next look checkpoints
+                engine.handle("PutItem", put(f"after{number}"))
+            assert wal_pages_pending(database) < 100
+            assert gate_for(str(database)).claim_checkpoint(), "the checkpoint kept its claim"
+            gate_for(str(database)).checkpoint_done()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.wait(timeout=30)
+
+
+# Writes new items in a loop until stdin closes (another process in the way of the test's writes).
+KEEP_WRITING = """
+import sys, threading
+from tablewright.engine import Engine
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+with Engine(sys.argv[1]) as engine:
+    number = 0
+    print("writing", flush=True)
+    while not stop.is_set():
+        number += 1
+        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": f"other{number}"}}})
+"""
+
+
+def test_writers_in_each_others_way_checkpoint_less_often(database) -> None:
+    other = subprocess.Popen(
+        [sys.executable, "-c", KEEP_WRITING, str(database)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout.readline().strip() == "writing"  # type: ignore[union-attr]
+        with Engine(str(database)) as engine:
+            highest, checkpointed = 0, False
+            for number in range(60_000):
+                engine.handle("PutItem", put(f"k{number}"))
+                pending = wal_pages_pending(database)
+                checkpointed = highest > 1500 and pending < highest // 2
+                if checkpointed:
+                    break
+                highest = max(highest, pending)
+            assert checkpointed, f"no checkpoint while two processes wrote (highest pending {highest})"
+            assert 2000 < highest < 8100, "crowded writers checkpoint at 4,000 pages, not at 950 nor later"
+    finally:
+        other.stdin.close()  # type: ignore[union-attr]
+        other.wait(timeout=30)

@@ -145,8 +145,12 @@ class Store:
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
         # The time point-in-time recovery's triggers stamp before-images with (engine/snapshots.py).
         conn.create_function("tw_now", 0, lambda: self.clock())
-        wait = 0 if getattr(self._local, "never_wait", False) else self.lock_timeout
-        conn.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
+        never_wait = getattr(self._local, "never_wait", False)
+        conn.execute(f"PRAGMA busy_timeout={int((0 if never_wait else self.lock_timeout) * 1000)}")
+        if self.path:
+            conn.execute(
+                f"PRAGMA wal_autocheckpoint={_SQLITE_CHECKPOINT_FRAMES if never_wait else _NET_FRAMES}"
+            )
         return conn
 
     def never_wait(self) -> None:
@@ -158,6 +162,8 @@ class Store:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.execute("PRAGMA busy_timeout=0")
+            if self.path:
+                conn.execute(f"PRAGMA wal_autocheckpoint={_SQLITE_CHECKPOINT_FRAMES}")
 
     @property
     def waits(self) -> bool:
@@ -537,7 +543,9 @@ class Store:
             if (
                 not self._commits % _CHECKPOINT_CHECK_EVERY
                 and self.waits
-                and self._wal_frames_pending() >= _CHECKPOINT_FRAMES
+                and self._wal_frames_pending()
+                >= (_CROWDED_CHECKPOINT_FRAMES if self._gate.crowded else _CHECKPOINT_FRAMES)
+                and self._gate.claim_checkpoint()  # not while another process checkpoints
             ):
                 if getattr(self._local, "admitted", False):
                     self._local.checkpoint_due = True  # after the turn is handed on (admitted)
@@ -566,11 +574,14 @@ class Store:
         (backfilled,) = struct.unpack_from("=I", header, 96)
         return max_frame - backfilled
 
-    @staticmethod
-    def _checkpoint(conn: sqlite3.Connection) -> None:
-        """Copy the WAL into the database outside the write gate (see ``_CHECKPOINT_FRAMES``)."""
-        with contextlib.suppress(sqlite3.OperationalError):  # another connection is checkpointing
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    def _checkpoint(self, conn: sqlite3.Connection) -> None:
+        """Copy the WAL into the database outside the write gate (see ``_CHECKPOINT_FRAMES``), as the
+        process that claimed it."""
+        try:
+            with contextlib.suppress(sqlite3.OperationalError):  # a program without the gate checkpoints
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            self._gate.checkpoint_done()  # type: ignore[union-attr]
 
     def put_rows(self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple]) -> None:
         """Store rows made by :func:`item_row` of a table without indexes or stream, replacing any
@@ -840,12 +851,20 @@ _GATE_WAIT_ALLOWANCE = 0.05
 # SQLite checkpoints (copies the WAL into the database and syncs it, 5-20 ms) inside the COMMIT that
 # takes the WAL past 1,000 pages, so with the gate every other writer would wait for it. A writer that
 # sees 950 pending after leaving the gate checkpoints instead, while the others go on writing: about as
-# often as SQLite would (each checkpoint's sync costs much the same whatever it copies), and SQLite's
-# own at 1,000 stays as the net for large commits and for commits that do not come through here. It
-# looks every 4th commit (a read of the -shm file costs about a microsecond). Threads that never wait
-# (the server's event loop) leave it to others.
+# often as SQLite would (each checkpoint's sync costs much the same whatever it copies). It looks every
+# 4th commit (a read of the -shm file costs about a microsecond), and only one process at a time does it
+# (WriteGate.claim_checkpoint). Threads that never wait (the server's event loop) leave it to others.
 _CHECKPOINT_FRAMES = 950
 _CHECKPOINT_CHECK_EVERY = 4
+# While writers of other processes were in each other's way lately (the gate is crowded), a checkpoint
+# waits for 4,000 pages (16 MB of WAL) instead: its sync commits the file system's journal, and every
+# other process's next write waits for that commit (ext4 journals the WAL's new modification time), so
+# there the tail of every writer's latency follows the number of syncs (docs/storage.md).
+_CROWDED_CHECKPOINT_FRAMES = 4000
+# SQLite's own checkpoint in COMMIT stays as the net for large commits and for commits that do not come
+# through here: above ours for threads that wait, at SQLite's default for threads that never wait.
+_NET_FRAMES = 8000
+_SQLITE_CHECKPOINT_FRAMES = 1000
 
 
 class _ThreadState(threading.local):

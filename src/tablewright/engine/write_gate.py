@@ -29,13 +29,14 @@ request first waits for its process's turn, so that no more processes write at o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 import weakref
 
 from .lock_waiter import LockWaiter
-from .write_turns import GateBusy, Lease, TurnQueue
+from .write_turns import GateBusy, Lease, TurnQueue, claim, give_up
 
 try:
     import fcntl
@@ -54,6 +55,10 @@ _CROWDED_FOR = 1.0
 # microseconds, mostly on another core (few writers run at once, see TurnQueue), and sleeping and being
 # woken costs about as long; on one core spinning would only keep the holder from running.
 _SPIN = 0.0002 if (os.cpu_count() or 1) > 1 else 0.0
+
+# The sidecar byte whose record lock the one process checkpointing the file holds (past the turn
+# queue's bytes; a record lock may lie beyond the end of a file).
+_CHECKPOINTER = 1 << 20
 
 _gates: weakref.WeakValueDictionary[str, WriteGate] = weakref.WeakValueDictionary()
 _gates_lock = threading.Lock()
@@ -171,6 +176,25 @@ class WriteGate:
         ``hand_on``: not so, the next process goes on now, as this one has other work to do first)."""
         if lease is not None:
             self._queue.leave(lease, hand_on=hand_on)  # type: ignore[union-attr]
+
+    def claim_checkpoint(self) -> bool:
+        """Whether this process is to checkpoint the file now: no other process is checkpointing it.
+        Then call :meth:`checkpoint_done` after. Writers that see many WAL pages pending at once
+        otherwise all end their turns to checkpoint, and all but one find SQLite's checkpoint lock taken."""
+        file = self._file
+        if not file:
+            return True  # no sidecar: as many checkpoint attempts as before
+        try:
+            return claim(file.fd, _CHECKPOINTER)  # type: ignore[union-attr]
+        except OSError:  # a sidecar opened read-only: no record locks on it
+            return True
+
+    def checkpoint_done(self) -> None:
+        """Let another process checkpoint again (after :meth:`claim_checkpoint` returned True)."""
+        file = self._file
+        if file:
+            with contextlib.suppress(OSError):
+                give_up(file.fd, _CHECKPOINTER)  # type: ignore[union-attr]
 
     def _file_lock(self) -> _FileLock | None:
         """The sidecar's lock, opened on the first write (called with the thread lock held)."""

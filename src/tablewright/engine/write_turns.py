@@ -1,6 +1,10 @@
 """Turns for the processes writing one database file (see :class:`TurnQueue`): once writers of
 different processes get in each other's way at the write gate (write_gate.py), each write request first
-waits for its process's turn, so that no more processes write at once than there are cores."""
+waits for its process's turn, so that no more processes write at once than there are cores.
+
+The sidecar's layout: a ticket counter (8 bytes), one "inside a write" byte per place, then one futex
+word per place (4 bytes each, where futexes are to be had, see futex.py).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import struct
 import threading
 import time
 
+from . import futex
 from .lock_waiter import LockWaiter
 
 try:
@@ -29,6 +34,8 @@ _PLACES = 4096
 # Seconds a waiter waits before it looks whether the process ahead of it is between writes.
 _IDLE = 0.01
 _COUNTER = struct.Struct("=Q")
+# Where the futex words begin: a place's holder changes its word and wakes it when it gives the place up.
+_WORDS = _COUNTER.size + _PLACES
 # A process's turn lasts long enough to make its hand-over cheap beside its writes, and short enough
 # that the processes queued behind it wait about _WAIT seconds (see TurnQueue._turn), within these bounds.
 _WAIT = 0.0025
@@ -68,6 +75,16 @@ def _unlock(fd: int, offset: int) -> None:
     fcntl.fcntl(fd, _SETLK, _record(fcntl.F_UNLCK, offset))
 
 
+def claim(fd: int, offset: int) -> bool:
+    """Lock the byte at ``offset`` of the open sidecar ``fd``, unless another open file holds it."""
+    return _lock(fd, offset, wait=False)
+
+
+def give_up(fd: int, offset: int) -> None:
+    """Unlock a byte locked by :func:`claim`."""
+    _unlock(fd, offset)
+
+
 def _wait_for_place(fd: int, offset: int) -> bool:
     return _lock(fd, offset, wait=True)
 
@@ -99,7 +116,9 @@ class TurnQueue:
     first bytes, changed under a record lock on byte 0), locks its ticket's place (a byte of the
     sidecar), and has its turn once the process ``cores`` tickets before it has unlocked its place. So
     there are ``cores`` chains, each one process after another, and each waiter is woken alone by the
-    one unlock it waits for (``flock`` wakes every waiter). The kernel drops a dead process's locks, so
+    one hand-over it waits for: it sleeps on the place's futex word, which the holder changes and wakes
+    after unlocking (where there are no futexes, a thread of the waiter blocks in the lock instead). The
+    kernel drops a dead process's locks, and a sleeper tries the lock again every ``_IDLE`` seconds, so
     the queue moves past it. A process keeps its place between writes until its turn is over; one that
     stops writing keeps it until its next write, so a waiter that finds it idle (a byte per place in
     the sidecar says whether its holder is inside a write) after ``_IDLE`` seconds goes on without it.
@@ -115,11 +134,17 @@ class TurnQueue:
         # Threads that wait for places. One still blocked for a place given up earlier (its holder went
         # idle) cannot serve another wait, so there are as many as such places at once, usually one.
         self._waiters: list[LockWaiter] = []
+        # Where futexes are to be had, a waiter sleeps on its place's word instead (one wake-up a turn).
+        self._words: memoryview | None = None
+        self._first_word = 0
+        if futex.AVAILABLE:
+            self._words = memoryview(shared)[_WORDS:].cast("I")
+            self._first_word = futex.address(shared, _WORDS)
 
     @classmethod
     def open(cls, fd: int) -> TurnQueue | None:
         """The queue on an open sidecar, or None where the sidecar cannot hold it (opened read-only)."""
-        size = _COUNTER.size + _PLACES
+        size = _WORDS + 4 * _PLACES
         try:
             if os.fstat(fd).st_size < size:
                 os.ftruncate(fd, size)  # no race: every writer of the file makes it this size
@@ -184,6 +209,11 @@ class TurnQueue:
             if self._lease is lease:
                 self._lease = None
             _unlock(self._fd, lease.place)
+            words = self._words
+            if words is not None:  # after the unlock: a waiter that saw the old word finds the place free
+                index = lease.place - 1
+                words[index] = (words[index] + 1) & 0xFFFFFFFF
+                futex.wake(self._first_word + 4 * index)
 
     def _enter(self, timeout: float) -> tuple[int | None, bool]:
         """Take a ticket and wait for its turn: its place (None when no place could be had: then the
@@ -207,6 +237,9 @@ class TurnQueue:
         if _lock(fd, ahead, wait=False):
             _unlock(fd, ahead)
             return mine, False
+        if self._words is not None:
+            self._sleep_for(ahead, mine, timeout)
+            return mine, True
         waiter = next((waiter for waiter in self._waiters if not waiter.busy), None)
         if waiter is None:
             waiter = LockWaiter(fd, _wait_for_place, _unlock)
@@ -225,3 +258,27 @@ class TurnQueue:
                 waiter.abandon()
                 _unlock(fd, mine)  # the writers behind this one move up
                 raise GateBusy(f"other writers held the database's write queue for {timeout:g} s")
+
+    def _sleep_for(self, ahead: int, mine: int, timeout: float) -> None:
+        """Sleep on the futex word of place ``ahead`` until its holder gives the place up, is found
+        between writes after ``_IDLE`` seconds without a wake-up, or has died (its lock is tried again
+        after every wait); GateBusy after ``timeout`` seconds."""
+        fd = self._fd
+        words = self._words
+        assert words is not None
+        index = ahead - 1
+        word = self._first_word + 4 * index
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = words[index]  # before the lock is tried: its holder changes the word after unlocking
+            if _lock(fd, ahead, wait=False):
+                _unlock(fd, ahead)
+                return
+            slept = time.monotonic()
+            if slept >= deadline:
+                _unlock(fd, mine)  # the writers behind this one move up
+                raise GateBusy(f"other writers held the database's write queue for {timeout:g} s")
+            futex.wait(word, seen, min(deadline - slept, _IDLE))
+            quiet = words[index] == seen and time.monotonic() - slept >= _IDLE
+            if quiet and not self._shared[_COUNTER.size + index]:  # its holder is between writes
+                return
