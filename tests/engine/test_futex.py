@@ -66,6 +66,26 @@ def test_a_process_sleeps_until_another_changes_the_word_and_wakes_it(shared) ->
     assert float(seconds) < 30, "woken by its 60 s timeout, not by the wake"
 
 
+def test_one_wake_wakes_every_sleeper(shared) -> None:
+    path, mapping = shared
+    waiters = [
+        subprocess.Popen([sys.executable, "-c", WAITER, str(path), "60"], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    try:
+        for waiter in waiters:
+            assert waiter.stdout.readline().strip() == "waiting"  # type: ignore[union-attr]
+        time.sleep(0.3)
+        mapping[4:8] = (1).to_bytes(4, sys.byteorder)
+        futex.wake(futex.address(mapping, 4))
+        answers = [waiter.stdout.readline().split() for waiter in waiters]  # type: ignore[union-attr]
+    finally:
+        for waiter in waiters:
+            waiter.kill()
+            waiter.wait(timeout=30)
+    assert all(outcome == "woken" and float(seconds) < 30 for outcome, seconds in answers), answers
+
+
 def test_a_change_without_a_wake_is_seen_at_the_timeout(shared) -> None:
     path, mapping = shared
     waiter = subprocess.Popen(
@@ -86,6 +106,13 @@ def test_a_word_that_holds_something_else_is_not_waited_for(shared) -> None:
     mapping[4:8] = (7).to_bytes(4, sys.byteorder)
     started = time.monotonic()
     futex.wait(futex.address(mapping, 4), 6, 30)
+    assert time.monotonic() - started < 15
+
+
+def test_a_zero_word_is_not_waited_for_when_something_else_is_expected(shared) -> None:
+    _, mapping = shared
+    started = time.monotonic()
+    futex.wait(futex.address(mapping, 4), 5, 30)
     assert time.monotonic() - started < 15
 
 
