@@ -47,13 +47,19 @@ def shared(tmp_path: Path) -> Iterator[tuple[Path, mmap.mmap]]:
     os.close(descriptor)
 
 
+def sleeper(path: Path, limit: float) -> subprocess.Popen:
+    """A WAITER process, returned once it is about to sleep on the word."""
+    waiter = subprocess.Popen(
+        [sys.executable, "-c", WAITER, str(path), str(limit)], stdout=subprocess.PIPE, text=True
+    )
+    assert waiter.stdout.readline().strip() == "waiting"  # type: ignore[union-attr]
+    return waiter
+
+
 def test_a_process_sleeps_until_another_changes_the_word_and_wakes_it(shared) -> None:
     path, mapping = shared
-    waiter = subprocess.Popen(
-        [sys.executable, "-c", WAITER, str(path), "60"], stdout=subprocess.PIPE, text=True
-    )
+    waiter = sleeper(path, 60)
     try:
-        assert waiter.stdout.readline().strip() == "waiting"  # type: ignore[union-attr]
         time.sleep(0.3)  # long enough to be asleep in the kernel
         assert waiter.poll() is None, "the waiter did not wait"
         mapping[4:8] = (1).to_bytes(4, sys.byteorder)
@@ -68,13 +74,8 @@ def test_a_process_sleeps_until_another_changes_the_word_and_wakes_it(shared) ->
 
 def test_one_wake_wakes_every_sleeper(shared) -> None:
     path, mapping = shared
-    waiters = [
-        subprocess.Popen([sys.executable, "-c", WAITER, str(path), "60"], stdout=subprocess.PIPE, text=True)
-        for _ in range(2)
-    ]
+    waiters = [sleeper(path, 60) for _ in range(2)]
     try:
-        for waiter in waiters:
-            assert waiter.stdout.readline().strip() == "waiting"  # type: ignore[union-attr]
         time.sleep(0.3)
         mapping[4:8] = (1).to_bytes(4, sys.byteorder)
         futex.wake(futex.address(mapping, 4))
@@ -88,11 +89,8 @@ def test_one_wake_wakes_every_sleeper(shared) -> None:
 
 def test_a_change_without_a_wake_is_seen_at_the_timeout(shared) -> None:
     path, mapping = shared
-    waiter = subprocess.Popen(
-        [sys.executable, "-c", WAITER, str(path), "1"], stdout=subprocess.PIPE, text=True
-    )
+    waiter = sleeper(path, 1)
     try:
-        assert waiter.stdout.readline().strip() == "waiting"  # type: ignore[union-attr]
         time.sleep(0.3)
         mapping[4:8] = (1).to_bytes(4, sys.byteorder)  # and no wake: the sleeper does not know yet
         outcome, seconds = waiter.stdout.readline().split()  # type: ignore[union-attr]

@@ -570,15 +570,21 @@ def write_until_pending(engine: Engine, database: Path, pages: int) -> None:
         assert number < 50_000, "the WAL did not grow"
 
 
-def test_only_one_process_checkpoints_at_a_time(database) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_CHECKPOINT, str(database)],
+def talking_child(script: str, database: Path, first_line: str) -> subprocess.Popen:
+    """A child running ``script`` on ``database``, returned once it printed ``first_line``."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(database)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert child.stdout.readline().strip() == first_line  # type: ignore[union-attr]
+    return child
+
+
+def test_only_one_process_checkpoints_at_a_time(database) -> None:
+    holder = talking_child(HOLD_CHECKPOINT, database, "claimed")
     try:
-        assert holder.stdout.readline().strip() == "claimed"  # type: ignore[union-attr]
         with Engine(str(database)) as engine:
             write_until_pending(engine, database, 1200)  # past 950: this process would checkpoint now
             for number in range(40):
@@ -613,14 +619,8 @@ with Engine(sys.argv[1]) as engine:
 
 
 def test_writers_in_each_others_way_checkpoint_less_often(database) -> None:
-    other = subprocess.Popen(
-        [sys.executable, "-c", KEEP_WRITING, str(database)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    other = talking_child(KEEP_WRITING, database, "writing")
     try:
-        assert other.stdout.readline().strip() == "writing"  # type: ignore[union-attr]
         with Engine(str(database)) as engine:
             highest, checkpointed = 0, False
             for number in range(60_000):
