@@ -438,6 +438,21 @@ def test_a_write_waiting_for_its_turn_times_out_as_at_the_gate(database, queue_c
     assert writer.ask("put 60") == "applied"
 
 
+def test_a_queue_left_by_an_older_version_grows_and_keeps_its_order(database, queue_children) -> None:
+    # Before futex words, the queue was the ticket counter and one byte per place: 4,104 bytes.
+    Path(f"{database}{SIDECAR}").write_bytes((7).to_bytes(8, sys.byteorder) + bytes(4096))
+    first, second, third = (queue_children(name) for name in "ABC")
+    assert first.ask("admit") == "admitted"
+    second.queue(database)
+    third.queue(database)
+    assert tickets(database) == 10  # counted on from where the old queue was
+    assert first.ask("leave") == "left"
+    assert second.answer() == "admitted"
+    assert not third.answered()
+    assert second.ask("leave") == "left"
+    assert third.answer() == "admitted"
+
+
 # ---------------------------------------------------------------------------------- the sidecar
 
 
