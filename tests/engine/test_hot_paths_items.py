@@ -36,6 +36,7 @@ from tablewright.engine.types import (
 from tablewright.engine.validation import member_validator, validate_request
 
 from .support.generated_items import values as valid_values
+from .support.tables import keyed_table
 
 odd_strings = st.one_of(
     st.text(max_size=6),
@@ -210,15 +211,10 @@ def put_engine(*, fast: bool) -> Engine:
     engine = Engine()
     engine.fast_writes = fast
     for name, (hash_name, hash_type, range_name, range_type) in TABLE_KEYS.items():
-        schema = [{"AttributeName": hash_name, "KeyType": "HASH"}]
-        definitions = [{"AttributeName": hash_name, "AttributeType": hash_type}]
-        if range_name:
-            schema.append({"AttributeName": range_name, "KeyType": "RANGE"})
-            definitions.append({"AttributeName": range_name, "AttributeType": range_type})
-        request = {"TableName": name, "KeySchema": schema, "AttributeDefinitions": definitions}
+        request = keyed_table(name, hash_name, hash_type, range_name, range_type)
         if name == "streamed_t":
             request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
-        engine.handle("CreateTable", {**request, "BillingMode": "PAY_PER_REQUEST"})
+        engine.handle("CreateTable", request)
     return engine
 
 

@@ -24,6 +24,8 @@ from tablewright.engine.errors import DynamoDBError
 from tablewright.engine.ops import query_shortcut
 from tablewright.engine.types import item_size
 
+from .support.tables import keyed_table
+
 # table: (hash attribute, its type, range attribute or None, its type)
 TABLES = {
     "s_n": ("pk", "S", "sk", "N"),
@@ -58,12 +60,8 @@ BIG = "x" * 390_000  # three such items pass 1 MB: the page ends early
 def _engine() -> Engine:
     engine = Engine()
     for name, (hash_name, hash_type, range_name, range_type) in TABLES.items():
-        schema = [{"AttributeName": hash_name, "KeyType": "HASH"}]
-        definitions = [{"AttributeName": hash_name, "AttributeType": hash_type}]
-        if range_name:
-            schema.append({"AttributeName": range_name, "KeyType": "RANGE"})
-            definitions.append({"AttributeName": range_name, "AttributeType": range_type})
-        request: dict[str, Any] = {"TableName": name, "KeySchema": schema, "BillingMode": "PAY_PER_REQUEST"}
+        request = keyed_table(name, hash_name, hash_type, range_name, range_type)
+        schema, definitions = request["KeySchema"], request["AttributeDefinitions"]
         if name == "indexed":
             definitions.append({"AttributeName": "g", "AttributeType": "S"})
             request["GlobalSecondaryIndexes"] = [
@@ -80,7 +78,7 @@ def _engine() -> Engine:
                     "Projection": {"ProjectionType": "KEYS_ONLY"},
                 }
             ]
-        engine.handle("CreateTable", {**request, "AttributeDefinitions": definitions})
+        engine.handle("CreateTable", request)
         for number, partition in enumerate(PARTITIONS[hash_type]):
             for position, sort_key in enumerate(SORT_KEYS[range_type] if range_name else [None]):
                 item = {
@@ -351,17 +349,7 @@ def test_chosen_requests_answer_as_the_general_path() -> None:
 
 
 def _definition(name: str) -> dict[str, Any]:
-    return {
-        "TableName": name,
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
-    }
+    return keyed_table(name, "pk", "S", "sk", "N")
 
 
 def test_a_redefined_table_gets_a_new_plan(tmp_path: Any) -> None:
@@ -369,7 +357,7 @@ def test_a_redefined_table_gets_a_new_plan(tmp_path: Any) -> None:
     another key schema, the same request is planned again against the new one."""
     path = str(tmp_path / "shared.db")
     first, second = Engine(path), Engine(path)
-    definition = {**_definition("tbl"), "BillingMode": "PAY_PER_REQUEST"}
+    definition = _definition("tbl")
     first.handle("CreateTable", definition)
     first.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}})
     request = _plain("tbl", "pk = :p AND sk > :a", {":p": {"S": "a"}, ":a": {"N": "0"}})
@@ -392,7 +380,7 @@ def test_a_redefined_table_gets_a_new_plan(tmp_path: Any) -> None:
 def test_a_page_ends_at_exactly_1_mb() -> None:
     """Items whose sizes add up to exactly 1 MB end the page with the last of them, on both paths."""
     engine = Engine()
-    engine.handle("CreateTable", {**_definition("exact"), "BillingMode": "PAY_PER_REQUEST"})
+    engine.handle("CreateTable", _definition("exact"))
     first = {"pk": {"S": "e"}, "sk": {"N": "1"}, "blob": {"S": "x" * 350_000}}
     second = {"pk": {"S": "e"}, "sk": {"N": "2"}, "blob": {"S": "x" * 350_000}}
     rest = 1024 * 1024 - item_size(first) - item_size(second)
