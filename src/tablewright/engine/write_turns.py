@@ -256,8 +256,13 @@ class TurnQueue:
                 return mine, True
             if left <= _IDLE:
                 waiter.abandon()
-                _unlock(fd, mine)  # the writers behind this one move up
-                raise GateBusy(f"other writers held the database's write queue for {timeout:g} s")
+                raise self._timed_out(mine, timeout)
+
+    def _timed_out(self, mine: int, timeout: float) -> GateBusy:
+        """Give up place ``mine``, so that the writers behind this one move up: the error of a wait for a
+        turn that ran out of time."""
+        _unlock(self._fd, mine)
+        return GateBusy(f"other writers held the database's write queue for {timeout:g} s")
 
     def _sleep_for(self, ahead: int, mine: int, timeout: float) -> None:
         """Sleep on the futex word of place ``ahead`` until its holder gives the place up, is found
@@ -276,8 +281,7 @@ class TurnQueue:
                 return
             slept = time.monotonic()
             if slept >= deadline:
-                _unlock(fd, mine)  # the writers behind this one move up
-                raise GateBusy(f"other writers held the database's write queue for {timeout:g} s")
+                raise self._timed_out(mine, timeout)
             futex.wait(word, seen, min(deadline - slept, _IDLE))
             quiet = words[index] == seen and time.monotonic() - slept >= _IDLE
             if quiet and not self._shared[_COUNTER.size + index]:  # its holder is between writes
