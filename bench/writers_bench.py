@@ -16,11 +16,14 @@ filed the issue: p99 0.3 ms for one process, 20 ms with several, single calls st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from measure import Section, Spread, Target, machine
@@ -70,9 +73,20 @@ def _preempted() -> int:
     return 0
 
 
+def _slept() -> int:
+    """Times this process went to sleep (its voluntary context switches)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+
+
+def _uncounted() -> int:
+    return 0
+
+
 def worker(db: str, number: int) -> None:
-    """Wait for slices on stdin (``{"workload", "start", "until"}`` as JSON), answer each with the
-    per-call latencies in microseconds and the times the process was preempted, as JSON on stdout."""
+    """Wait for slices on stdin (``{"workload", "start", "until"}`` as JSON, ``"breakdown": true`` to
+    tell the calls that slept), answer each with the per-call latencies in microseconds, the times the
+    process was preempted and the numbers of the calls that slept (waited for a turn or the gate), as
+    JSON on stdout."""
     from tablewright.engine import Engine
 
     engine = Engine(db)
@@ -82,17 +96,23 @@ def worker(db: str, number: int) -> None:
         order = json.loads(line)
         supply = supplies[order["workload"]]
         operation = order["workload"]
-        latencies = []
+        latencies: list[int] = []
+        slept: list[int] = []
+        sleeps = _slept if order.get("breakdown") else _uncounted
         time.sleep(max(0.0, order["start"] - time.time()))
         clock = time.perf_counter
         until = order["until"]
         preempted = _preempted()
         while time.time() < until:
             request = next(supply)
+            asleep = sleeps()
             started = clock()
             engine.handle(operation, request)
             latencies.append(round((clock() - started) * 1e6))
-        print(json.dumps({"latencies": latencies, "preempted": _preempted() - preempted}), flush=True)
+            if sleeps() != asleep:
+                slept.append(len(latencies) - 1)
+        answer = {"latencies": latencies, "preempted": _preempted() - preempted, "slept": slept}
+        print(json.dumps(answer), flush=True)
     engine.close()
 
 
@@ -112,14 +132,14 @@ class Workers:
             if process.stdout.readline().strip() != "ready":  # type: ignore[union-attr]
                 raise RuntimeError("a writer process did not start")
 
-    def slice(self, workload: str, count: int, seconds: float) -> list[dict]:
-        """``count`` workers write for ``seconds`` from one shared start; each one's latencies (µs) and
-        how often it was preempted."""
+    def slice(self, workload: str, count: int, seconds: float, *, breakdown: bool = False) -> list[dict]:
+        """``count`` workers write for ``seconds`` from one shared start; each one's latencies (µs), how
+        often it was preempted and (``breakdown``) which of its calls slept."""
         start = time.time() + 0.1
-        order = json.dumps({"workload": workload, "start": start, "until": start + seconds}) + "\n"
+        order = {"workload": workload, "start": start, "until": start + seconds, "breakdown": breakdown}
         chosen = self.processes[:count]
         for process in chosen:
-            process.stdin.write(order)  # type: ignore[union-attr]
+            process.stdin.write(json.dumps(order) + "\n")  # type: ignore[union-attr]
             process.stdin.flush()  # type: ignore[union-attr]
         return [json.loads(process.stdout.readline()) for process in chosen]  # type: ignore[union-attr]
 
@@ -134,11 +154,11 @@ def _percentile(ordered: list[int], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] / 1000
 
 
-def measure(rounds: int, seconds: float) -> dict[tuple[str, int], list[dict[str, float]]]:
-    """Per (workload, process count), one figure set per slice: calls/s, p50, p99 and max in ms."""
+@contextlib.contextmanager
+def _workers(seconds: float) -> Iterator[Workers]:
+    """``max(COUNTS)`` workers on a new database file with the table, warmed up."""
     from tablewright.engine import Engine
 
-    results: dict[tuple[str, int], list[dict[str, float]]] = {(w, c): [] for w in WORKLOADS for c in COUNTS}
     with tempfile.TemporaryDirectory() as folder:
         db = str(Path(folder) / "writers.db")
         with Engine(db) as engine:
@@ -155,24 +175,62 @@ def measure(rounds: int, seconds: float) -> dict[tuple[str, int], list[dict[str,
         try:
             for workload in WORKLOADS:
                 workers.slice(workload, max(COUNTS), min(seconds, 0.3))  # warm-up: connections, caches
-            for number in range(rounds):
-                shift = number % len(COUNTS)
-                for count in COUNTS[shift:] + COUNTS[:shift]:
-                    for workload in WORKLOADS:
-                        answers = workers.slice(workload, count, seconds)
-                        ordered = sorted(value for one in answers for value in one["latencies"])
-                        results[(workload, count)].append(
-                            {
-                                "calls_per_s": len(ordered) / seconds,
-                                "p50": _percentile(ordered, 0.5),
-                                "p99": _percentile(ordered, 0.99),
-                                "max": ordered[-1] / 1000,
-                                "preempted": sum(one["preempted"] for one in answers) * 1000 / len(ordered),
-                            }
-                        )
+            yield workers
         finally:
             workers.close()
+
+
+def measure(rounds: int, seconds: float) -> dict[tuple[str, int], list[dict[str, float]]]:
+    """Per (workload, process count), one figure set per slice: calls/s, p50, p99 and max in ms."""
+    results: dict[tuple[str, int], list[dict[str, float]]] = {(w, c): [] for w in WORKLOADS for c in COUNTS}
+    with _workers(seconds) as workers:
+        for number in range(rounds):
+            shift = number % len(COUNTS)
+            for count in COUNTS[shift:] + COUNTS[:shift]:
+                for workload in WORKLOADS:
+                    answers = workers.slice(workload, count, seconds)
+                    ordered = sorted(value for one in answers for value in one["latencies"])
+                    results[(workload, count)].append(
+                        {
+                            "calls_per_s": len(ordered) / seconds,
+                            "p50": _percentile(ordered, 0.5),
+                            "p99": _percentile(ordered, 0.99),
+                            "max": ordered[-1] / 1000,
+                            "preempted": sum(one["preempted"] for one in answers) * 1000 / len(ordered),
+                        }
+                    )
     return results
+
+
+def breakdown(seconds: float = 3.0) -> str:
+    """Where the tail comes from: for 1 and 8 processes, the calls that slept (waited for a turn or
+    the gate) apart from the others, as a markdown table. A diagnosis, not a judged figure: counting
+    sleeps costs a system call per call."""
+    lines = [
+        "| workload | processes | calls | slept | slept: p50 / p90 / p99 ms | did not: p50 / p90 / p99 ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    with _workers(seconds) as workers:
+        for workload in WORKLOADS:
+            for count in (1, max(COUNTS)):
+                answers = workers.slice(workload, count, seconds, breakdown=True)
+                slept: list[int] = []
+                straight: list[int] = []
+                for one in answers:
+                    marked = set(one["slept"])
+                    for number, latency in enumerate(one["latencies"]):
+                        (slept if number in marked else straight).append(latency)
+                figures = [
+                    " / ".join(f"{_percentile(sorted(part), q):.2f}" for q in (0.5, 0.9, 0.99))
+                    if part
+                    else "-"
+                    for part in (slept, straight)
+                ]
+                total = len(slept) + len(straight)
+                lines.append(
+                    f"| {workload} | {count} | {total:,} | {len(slept) / total:.0%} | {figures[0]} | {figures[1]} |"
+                )
+    return "\n".join(lines + ["", f"Machine: {machine()}."])
 
 
 def section(quick: bool) -> Section:
@@ -245,12 +303,17 @@ def section(quick: bool) -> Section:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="one short round: checks the script runs")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="where the tail comes from: calls that slept apart from the others",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("DB", "NUMBER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker[0], int(args.worker[1]))
         return
-    print(section(args.quick).markdown())
+    print(breakdown() if args.breakdown else section(args.quick).markdown())
 
 
 if __name__ == "__main__":
