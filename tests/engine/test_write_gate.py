@@ -9,7 +9,9 @@ created or written, also as another user where the test runs as root.
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import gc
 import os
 import shutil
 import subprocess
@@ -206,6 +208,52 @@ def test_lock_timeout_at_the_gate_is_reported_as_before(database, gate_holder) -
         assert other.stdout.strip() == "applied", other.stderr
         engine.handle("PutItem", put("after"))
         assert scan_keys(engine) == {"other", "after"}
+
+
+def test_a_gate_dropped_while_its_waiter_waits_ends_the_thread_and_unlocks_nothing_else(
+    database, gate_holder, tmp_path
+) -> None:
+    holder = gate_holder(database)
+    before = set(threading.enumerate())
+    engine = Engine(str(database), lock_timeout=0.3)
+    refused = on_thread(functools.partial(engine.handle, "PutItem", put("late")))
+    assert getattr(refused, "code", None) == "ThrottlingException"
+    # The thread making the blocking flock call for the write that gave up is still in it.
+    (waiter,) = [
+        thread for thread in set(threading.enumerate()) - before if thread.name == "tablewright-write-queue"
+    ]
+    del refused
+    engine.close()
+    del engine
+    gc.collect()  # the gate goes, and closes its sidecar
+    # New open files take the lowest free numbers, so one of them has the sidecar's old number; each
+    # is locked the way the gate locks its sidecar.
+    decoys = []
+    for number in range(16):
+        fd = os.open(tmp_path / f"decoy-{number}", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        decoys.append(fd)
+    try:
+        release(holder)  # the thread now gets the old sidecar's lock, lets it go, and ends
+        waiter.join(timeout=10)
+        assert not waiter.is_alive()
+        for number in range(16):  # every decoy is still locked
+            probe = os.open(tmp_path / f"decoy-{number}", os.O_RDWR)
+            try:
+                with pytest.raises(BlockingIOError):
+                    fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            finally:
+                os.close(probe)
+    finally:
+        for fd in decoys:
+            os.close(fd)
+    other = subprocess.run(
+        [sys.executable, "-c", PUT_ONE, str(database), "other", "10"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert other.stdout.strip() == "applied", other.stderr
 
 
 def test_never_wait_threads_get_would_block_at_once_from_another_process(database, gate_holder) -> None:

@@ -4,17 +4,32 @@ queue's record locks (write_gate.py, write_turns.py)."""
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from collections.abc import Callable
 
 
 class LockWaiter:
     """A thread that makes the blocking lock call for a writer waiting in the queue with a timeout (a
     blocking ``fcntl`` can neither be given a timeout nor be interrupted). It lives as long as the
-    process, so a wait costs two thread switches rather than a thread's start."""
+    process, so a wait costs two thread switches rather than a thread's start.
 
-    def __init__(self, fd: int, lock: Callable[[int, int], bool], unlock: Callable[[int, int], None]) -> None:
-        self._fd = fd
+    It lives as long as ``owner`` (the lock or queue it waits for) and then ends, once any blocking call
+    it is in has returned. It locks through its own duplicate of ``fd``: the owner closes ``fd`` when it
+    goes, possibly while the thread is still blocked, and the number may then name another open file,
+    whose lock an unlock through it would drop. Locks belong to the open file (or the process), which the
+    duplicate shares, so they are the owner's all the same."""
+
+    def __init__(
+        self,
+        fd: int,
+        lock: Callable[[int, int], bool],
+        unlock: Callable[[int, int], None],
+        *,
+        owner: object,
+    ) -> None:
+        self._fd = os.dup(fd)
         self._lock = lock  # (fd, place): blocks until it has the place (False: gave up on an error)
         self._unlock = unlock
         self._job = threading.Lock()
@@ -24,8 +39,11 @@ class LockWaiter:
         self._state = threading.Lock()
         self._place = 0
         self._abandoned = False
+        self._closing = False
         self.busy = False  # blocked for a writer, possibly one that gave up
-        threading.Thread(target=self._serve, name="tablewright-write-queue", daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, name="tablewright-write-queue", daemon=True)
+        self._thread.start()
+        weakref.finalize(owner, self.close)
 
     def start(self, place: int) -> None:
         """Have the thread lock ``place`` (only when it is not :attr:`busy`)."""
@@ -54,9 +72,23 @@ class LockWaiter:
                 return True
             return False
 
+    def close(self) -> None:
+        """End the thread: now if it is idle, else when its blocking call returns (it then unlocks what
+        it got). Called when the owner goes."""
+        if not self._thread.is_alive():  # a forked child's copy: the thread stayed in the parent
+            os.close(self._fd)
+            return
+        with self._state:
+            self._closing = True
+            idle = not self.busy
+        if idle:
+            self._job.release()
+
     def _serve(self) -> None:
         while True:
             self._job.acquire()
+            if self._closing:
+                break
             place = self._place
             try:
                 got = self._lock(self._fd, place)
@@ -64,9 +96,12 @@ class LockWaiter:
                 got = False
             with self._state:
                 self.busy = False
-                if self._abandoned:
+                if self._abandoned or self._closing:
                     self._abandoned = False
                     if got:
                         self._unlock(self._fd, place)
+                    if self._closing:
+                        break
                 else:
                     self._done.release()
+        os.close(self._fd)

@@ -256,7 +256,7 @@ class _FileLock:
         if timeout is None or timeout <= 0:
             return False
         if waiter is None:
-            waiter = self._waiter = LockWaiter(self._fd, _flock_wait, _flock_release)
+            waiter = self._waiter = LockWaiter(self._fd, _flock_wait, _flock_release, owner=self)
         if not waiter.adopt():  # no wait given up earlier to take over: start one
             if _flock_now(self._fd):
                 return True

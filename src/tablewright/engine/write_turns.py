@@ -242,7 +242,7 @@ class TurnQueue:
             return mine, True
         waiter = next((waiter for waiter in self._waiters if not waiter.busy), None)
         if waiter is None:
-            waiter = LockWaiter(fd, _wait_for_place, _unlock)
+            waiter = LockWaiter(fd, _wait_for_place, _unlock, owner=self)
             self._waiters.append(waiter)
         deadline = time.monotonic() + timeout
         waiter.start(ahead)
