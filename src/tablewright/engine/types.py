@@ -333,9 +333,9 @@ def _string(v: Any) -> str:
     return v
 
 
-def validate_value(value: Any, depth: int = 0) -> AttributeValue:
+def validate_value(value: Any) -> AttributeValue:
     """Check one attribute value and return it normalised (numbers canonical, binaries as base64)."""
-    return validate_value_sized(value, depth)[0]
+    return validate_value_sized(value)[0]
 
 
 def validate_value_sized(value: Any, depth: int = 0) -> tuple[AttributeValue, int]:
