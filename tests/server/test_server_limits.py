@@ -3,6 +3,8 @@ the connection cap, idle connections. Each against a real server process on 127.
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import threading
 import time
@@ -187,5 +189,77 @@ def test_idle_connection_is_closed_after_the_idle_timeout():
             sock.sendall(head(2) + b"{}")
             assert status_of(sock.recv(65536)) == 200
             assert sock.recv(65536) == b""  # closed by the server, well within the 10 s socket timeout
+    finally:
+        served.kill()
+
+
+def read_answers(sock: socket.socket, count: int) -> list[tuple[int, bytes]]:
+    """Read ``count`` HTTP answers (status, body) from a socket, in order."""
+    pending = b""
+    answers: list[tuple[int, bytes]] = []
+    while len(answers) < count:
+        end = pending.find(b"\r\n\r\n")
+        if end < 0:
+            data = sock.recv(1 << 20)
+            assert data, f"the server closed after {len(answers)} answers"
+            pending += data
+            continue
+        head_text = pending[:end].decode("latin-1")
+        length = int(re.search(r"(?im)^content-length:\s*(\d+)", head_text).group(1))  # type: ignore[union-attr]
+        while len(pending) < end + 4 + length:
+            data = sock.recv(1 << 20)
+            assert data, f"the server closed after {len(answers)} answers"
+            pending += data
+        answers.append((status_of(pending[:end]), pending[end + 4 : end + 4 + length]))
+        pending = pending[end + 4 + length :]
+    return answers
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with-another-client"])
+def test_a_client_that_pipelines_but_does_not_read_gets_no_more_answers_made_than_it_reads(alone):
+    """Answers are made only as the client takes them: 600 pipelined requests for a 380 KB answer
+    each would otherwise be 230 MB held for a client that reads nothing. Alone, a connection's
+    answers go straight to its transport; with other clients connected they are gathered first."""
+    served = Served()
+    try:
+        client = boto3.client("dynamodb", endpoint_url=served.url, config=NO_RETRY, **DUMMY)
+        client.create_table(
+            TableName="piped",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        client.put_item(
+            TableName="piped", Item={"pk": {"S": "big"}, "n": {"N": "0"}, "x": {"S": "x" * 380_000}}
+        )
+        baseline = rss_mb(served.process.pid)
+        body = json.dumps(
+            {
+                "TableName": "piped",
+                "Key": {"pk": {"S": "big"}},
+                "UpdateExpression": "ADD n :one",
+                "ExpressionAttributeValues": {":one": {"N": "1"}},
+                "ReturnValues": "ALL_NEW",
+            }
+        ).encode()
+        requests = 600
+        if alone:
+            client.close()  # its keep-alive connection
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(60)
+            sock.connect(("127.0.0.1", served.port))
+            sock.sendall((head(len(body), "UpdateItem") + body) * requests)
+            time.sleep(2)
+            if alone:
+                client = boto3.client("dynamodb", endpoint_url=served.url, config=NO_RETRY, **DUMMY)
+            made = client.get_item(TableName="piped", Key={"pk": {"S": "big"}}, ProjectionExpression="n")
+            assert int(made["Item"]["n"]["N"]) < 100  # what the socket buffers hold, not all 600
+            assert rss_mb(served.process.pid) < baseline + 100
+            answers = read_answers(sock, requests)
+        assert [status for status, _ in answers] == [200] * requests
+        assert [json.loads(body)["Attributes"]["n"]["N"] for _, body in answers] == [
+            str(number) for number in range(1, requests + 1)
+        ]
     finally:
         served.kill()

@@ -68,6 +68,9 @@ LINGER = 1.0
 READER_THREADS = 4
 # Complete requests a connection may have waiting (pipelined) before the server stops reading it.
 MAX_PIPELINED = 16
+# Bytes of one connection's answers gathered for the end of the loop's turn (see _Connection._send)
+# before they go to the transport at once, which tells whether the client is taking them.
+MAX_GATHERED = 256 * 1024
 # At the connection cap with nothing idle, a request still arriving after this long (SDK requests
 # arrive within milliseconds) is cut off to make room: stalled clients cannot lock new ones out.
 STALLED = 1.0
@@ -166,7 +169,9 @@ class _Connection(asyncio.Protocol):
         self.busy = False  # a request of this connection is being answered
         self.continue_pending = False
         self.out: list[bytes] = []  # answered, not yet handed to the transport (see _send)
+        self.out_size = 0
         self.write_blocked = False
+        self.writable: asyncio.Future[None] | None = None  # awaited while write_blocked (_answer_queue)
         self.reading = True
         self.eof = False  # the client half-closed: close once its requests are answered
         self.idle_since = time.monotonic()
@@ -199,6 +204,7 @@ class _Connection(asyncio.Protocol):
             self.timer.cancel()
             self.timer = None
         self.queue.clear()
+        self._writable_again()
         self._release(self.reserved)
         self.server.connections.discard(self)
         self.server.connection_closed(self)
@@ -233,13 +239,22 @@ class _Connection(asyncio.Protocol):
         return True  # keep the transport open for writing
 
     def pause_writing(self) -> None:
-        # A client that sends but does not read must not make us buffer without bound.
+        # A client that sends but does not read must not make us buffer without bound: no more of
+        # its requests are read, and none already read is answered, until it takes what was written.
         self.write_blocked = True
         self._update_reading()
 
     def resume_writing(self) -> None:
         self.write_blocked = False
+        self._writable_again()
         self._update_reading()
+
+    def _writable_again(self) -> None:
+        writable = self.writable
+        if writable is not None:
+            self.writable = None
+            if not writable.done():
+                writable.set_result(None)
 
     # -- httptools callbacks ------------------------------------------------------------------
 
@@ -333,7 +348,7 @@ class _Connection(asyncio.Protocol):
         headers = self.headers
         cors = cors_headers(self.method, headers) if "origin" in headers else _NO_CORS
         what: Head | Response | Prepared | None = self.head
-        if not self.busy and not self.queue:
+        if not self.busy and not self.queue and not self.write_blocked:
             # Nothing ahead of it: answered here and now when no worker thread is needed (most
             # requests), which spares the task and its scheduling; otherwise queued as it was prepared.
             what = self.server.respond_now(what, body)
@@ -354,6 +369,10 @@ class _Connection(asyncio.Protocol):
     async def _answer_queue(self) -> None:
         try:
             while self.queue and not self.closing:
+                if self.write_blocked:  # the client is not reading: make no answer it would not take
+                    self.writable = self.writable or self.server.loop.create_future()
+                    await self.writable
+                    continue
                 head, body, keep_alive, coding, cors = self.queue.popleft()
                 self._update_reading()
                 response = await self.server.respond(head, body)
@@ -411,6 +430,10 @@ class _Connection(asyncio.Protocol):
                 return
             self.server.queue_output(self)
         out.append(data)
+        self.out_size += len(data)
+        # Pipelined answers piling up: the transport takes them now, and says whether the client does.
+        if self.out_size > MAX_GATHERED:
+            self.flush_output()
 
     def flush_output(self) -> None:
         """Hand this connection's pending output to the transport now (before closing or an error);
@@ -420,6 +443,7 @@ class _Connection(asyncio.Protocol):
             if not self.transport.is_closing():
                 self.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
+            self.out_size = 0
 
     # -- helpers ------------------------------------------------------------------------------
 
