@@ -149,11 +149,62 @@ def test_writer_generates_placeholders_for_names_and_values():
     writer = Writer([{"S": "x"}])
     text = writer.condition(where("size(a.b) > ? AND c IS NULL"))
     request = writer.attach({})
-    assert text == "(size(#n0.#n1) > :v0) AND ((attribute_not_exists(#n2) OR attribute_type(#n2, :v1)))"
+    assert text == "(size(#n0.#n1) > :v0) AND (attribute_not_exists(#n2) OR attribute_type(#n2, :v1))"
     assert request == {
         "ExpressionAttributeNames": {"#n0": "a", "#n1": "b", "#n2": "c"},
         "ExpressionAttributeValues": {":v0": {"S": "x"}, ":v1": {"S": "NULL"}},
     }
+
+
+NULL_TESTS = {
+    "and": ("x IS NOT MISSING AND y IS NULL", {"no-y", "null-y"}),
+    "or": ("y IS NULL OR x = 2", {"no-y", "null-y", "y"}),
+    "not": ("NOT (y IS NULL)", {"y"}),
+    "not_not_null": ("NOT (y IS NOT NULL) AND x >= 0", {"no-y", "null-y"}),
+    "nested": ("(y IS NULL AND x = 0) OR (y IS NOT NULL AND x = 2)", {"no-y", "y"}),
+    "double": ("((y IS NULL))", {"no-y", "null-y"}),
+}
+
+
+@pytest.mark.parametrize(("condition", "expected"), NULL_TESTS.values(), ids=NULL_TESTS)
+def test_is_null_inside_and_or_not_runs_in_every_statement(condition, expected):
+    """IS NULL writes its own parentheses; AND, OR and NOT around it add no second, redundant pair
+    (which DynamoDB's expression parser refuses)."""
+    with Engine() as engine:
+        engine.create_table(
+            TableName="nulls",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        items = {
+            "no-y": {"x": {"N": "0"}},
+            "null-y": {"x": {"N": "1"}, "y": {"NULL": True}},
+            "y": {"x": {"N": "2"}, "y": {"S": "set"}},
+        }
+        for key, item in items.items():
+            engine.handle("PutItem", {"TableName": "nulls", "Item": {"pk": {"S": key}, **item}})
+        found = engine.handle("ExecuteStatement", {"Statement": f'SELECT pk FROM "nulls" WHERE {condition}'})
+        assert {item["pk"]["S"] for item in found["Items"]} == expected
+        for key in items:  # an UPDATE and a DELETE keep the condition as their ConditionExpression
+            update = f"UPDATE \"nulls\" SET z = 1 WHERE pk = '{key}' AND ({condition})"
+            try:
+                engine.handle("ExecuteStatement", {"Statement": update})
+            except Exception as error:  # noqa: BLE001 - the condition failing is the expected refusal
+                assert getattr(error, "code", None) == "ConditionalCheckFailedException", error
+                assert key not in expected
+            else:
+                assert key in expected
+        updated = engine.handle("Scan", {"TableName": "nulls", "FilterExpression": "attribute_exists(z)"})
+        assert {item["pk"]["S"] for item in updated["Items"]} == expected
+        for key in items:
+            delete = f"DELETE FROM \"nulls\" WHERE pk = '{key}' AND ({condition})"
+            try:
+                engine.handle("ExecuteStatement", {"Statement": delete})
+            except Exception as error:  # noqa: BLE001
+                assert getattr(error, "code", None) == "ConditionalCheckFailedException", error
+        left = engine.handle("Scan", {"TableName": "nulls"})
+        assert {item["pk"]["S"] for item in left["Items"]} == set(items) - expected
 
 
 @pytest.fixture

@@ -93,10 +93,10 @@ class Writer:
         return write(self, node)
 
     def _logical(self, node: Logical) -> str:
-        return f" {node.op} ".join(f"({self.condition(operand)})" for operand in node.operands)
+        return f" {node.op} ".join(grouped(self.condition(operand)) for operand in node.operands)
 
     def _not(self, node: Not) -> str:
-        return f"NOT ({self.condition(node.operand)})"
+        return f"NOT {grouped(self.condition(node.operand))}"
 
     def _compare(self, node: Compare) -> str:
         return f"{self.operand(node.left)} {node.op} {self.operand(node.right)}"
@@ -166,3 +166,18 @@ _CONDITIONS: dict[type, Callable[[Writer, Any], str]] = {
     Is: Writer._is,
     Call: Writer._call,
 }
+
+
+def grouped(condition: str) -> str:
+    """``condition`` in one pair of parentheses: its own when it has them (``IS NULL``'s), since
+    DynamoDB refuses a second pair as redundant. Names and values are placeholders here, so every
+    parenthesis in the text is one of the expression's."""
+    if condition.startswith("("):
+        depth = 0
+        for position, character in enumerate(condition):
+            depth += {"(": 1, ")": -1}.get(character, 0)
+            if not depth:
+                if position == len(condition) - 1:
+                    return condition
+                break
+    return f"({condition})"

@@ -19,7 +19,7 @@ from .errors import invalid
 from .keys import split_key
 from .nodes import Call, Delete, Exists, Insert, Node, Path, Update
 from .values import bind
-from .writer import SET_OPERATIONS, Writer
+from .writer import SET_OPERATIONS, Writer, grouped
 
 
 @dataclass
@@ -64,7 +64,7 @@ def plan_update(statement: Update, table: TableMeta, params: list[dict]) -> Writ
     update = " ".join(f"{kind} {', '.join(parts)}" for kind, parts in clauses.items() if parts)
     condition = f"attribute_exists({writer.name(table.key.hash_name)})"
     if rest is not None:
-        condition += f" AND ({writer.condition(rest)})"
+        condition += f" AND {grouped(writer.condition(rest))}"
     request = {
         "TableName": statement.table,
         "Key": key,
