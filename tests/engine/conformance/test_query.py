@@ -406,3 +406,31 @@ def test_select_all_projected_attributes_on_an_index(client, make_table):
     assert items == [
         {"pk": {"S": "p"}, "sk": {"S": "s"}, "gpk": {"S": "g"}, "gsk": {"N": "1"}, "keep": {"S": "k"}}
     ]
+
+
+EMPTY_PARTITIONS = {
+    "table": ("hash_range_s", None, "pk"),
+    "index": ("gsi", "gsi1", "gpk"),
+}
+
+
+# Real DynamoDB words it so on an index too (not the IndexName/IndexKey form of a write); an
+# empty binary partition is not refused: it matches nothing, as no item can have one.
+@pytest.mark.parametrize(("shape", "index", "name"), cases(EMPTY_PARTITIONS))
+def test_a_query_for_an_empty_string_partition_is_refused(client, make_table, shape, index, name):
+    table = make_table(shape)
+    on_index = {"IndexName": index} if index else {}
+    with raises_dynamodb("ValidationException", f"cannot contain an empty string value. Key: {name}"):
+        client.query(
+            TableName=table,
+            KeyConditionExpression="#k = :p",
+            ExpressionAttributeNames={"#k": name},
+            ExpressionAttributeValues={":p": {"S": ""}},
+            **on_index,
+        )
+    with raises_dynamodb("ValidationException", f"cannot contain an empty string value. Key: {name}"):
+        client.query(
+            TableName=table,
+            KeyConditions={name: {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": ""}]}},
+            **on_index,
+        )

@@ -145,7 +145,7 @@ def _key(value: Any, kind: str | None) -> bytes | None:
     if value.__class__ is not dict or len(value) != 1:
         return None
     payload = value.get(kind)
-    if payload.__class__ is not str:
+    if payload.__class__ is not str or not payload:  # an empty partition: the general path refuses it
         return None
     if kind == "N":
         return encode_number_key(payload) if is_canonical_number(payload) else None

@@ -321,6 +321,17 @@ def _check_types(attributes: tuple[tuple[str, str], ...], values: tuple) -> None
             raise invalid("Condition parameter type does not match schema type")
 
 
+def _refuse_empty_partition(attributes: tuple[tuple[str, str], ...], values: tuple) -> None:
+    """DynamoDB refuses a Query for an empty string partition (on an index too, in these words; an
+    empty binary is not refused: it matches nothing, as no item can have one)."""
+    for (name, _), value in zip(attributes, values, strict=False):
+        if value.get("S") == "":
+            raise ValidationException(
+                "One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
+                f"contain an empty string value. Key: {name}"
+            )
+
+
 # The bounds of a condition on one component of a multi-attribute sort key, as (lower inclusive, upper
 # exclusive) byte strings, given the encoded equality prefix ``p`` and the condition's components ``c``
 # (terminated values; for begins_with the escaped prefix without terminator). None: unbounded.
@@ -426,6 +437,7 @@ def query(engine: Engine, request: dict) -> dict:
     else:  # the same checks and answers, decided once per request shape
         expressions, condition = query_plans.key_condition(request, hash_names, range_names)
     _check_types(key.hash_attributes, condition.hash_values)
+    _refuse_empty_partition(key.hash_attributes, condition.hash_values)
     pk = encode_key_part(key.hash_attributes, condition.hash_values)
     where = "x.h = ? AND x.pk = ?"
     params: tuple = (partition_hash(pk), pk)
