@@ -44,7 +44,8 @@ def invalid(message: str) -> ValidationException:
 
 def parse_number(text: Any) -> Decimal:
     """Parse a DynamoDB number string, enforcing 38 significant digits and the magnitude range."""
-    if not isinstance(text, str) or not text or text.strip() != text:
+    # Decimal also takes digit groups ("1_000"), which DynamoDB (Java's BigDecimal) refuses.
+    if not isinstance(text, str) or not text or text.strip() != text or "_" in text:
         raise ValidationException(f"The parameter cannot be converted to a numeric value: {text}")
     try:
         value = Decimal(text)  # exact, whatever the exponent: "1e100000000" is an overflow, not garbage

@@ -101,11 +101,39 @@ def test_numbers_beyond_precision_or_range_are_rejected(client, make_table, numb
     assert "Item" not in client.get_item(TableName=table, Key={"pk": {"S": "k"}})
 
 
-@pytest.mark.parametrize("text", ["abc", "1.2.3", "NaN", "Infinity", "--1", "1e"])
+# Python's Decimal takes digit groups ("1_000"); Java's BigDecimal, which DynamoDB parses numbers
+# with, does not.
+_GROUPED = moto_differs("parses numbers with Python's Decimal, which takes digit groups")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "abc",
+        "1.2.3",
+        "NaN",
+        "Infinity",
+        "--1",
+        "1e",
+        pytest.param("1_000", marks=_GROUPED),
+        pytest.param("1_0.5", marks=_GROUPED),
+        pytest.param("1e1_0", marks=_GROUPED),
+    ],
+)
 def test_non_numeric_number_strings_are_rejected(client, make_table, text):
     table = make_table("hash_s")
     with raises_dynamodb("ValidationException", "numeric value"):
         client.put_item(TableName=table, Item={"pk": {"S": "k"}, "n": {"N": text}})
+    assert "Item" not in client.get_item(TableName=table, Key={"pk": {"S": "k"}})
+
+
+@moto_differs("does not check the members of a number set")
+@pytest.mark.parametrize("text", ["abc", "1_000", "1e1_0"])
+def test_a_number_set_member_that_is_no_number_is_rejected(client, make_table, text):
+    table = make_table("hash_s")
+    with raises_dynamodb("ValidationException", "numeric value"):
+        client.put_item(TableName=table, Item={"pk": {"S": "k"}, "set": {"NS": ["1", text]}})
+    assert "Item" not in client.get_item(TableName=table, Key={"pk": {"S": "k"}})
 
 
 NORMALISED = {
