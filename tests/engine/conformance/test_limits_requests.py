@@ -2,7 +2,7 @@
 
 Reference: Developer Guide, "Constraints" and the API Reference: BatchGetItem returns at most 16 MB
 and leaves the rest in UnprocessedKeys; BatchWriteItem takes up to 16 MB; TransactWriteItems takes up
-to 4 MB of items; documents nest at most 32 levels, the top-level attribute value being level 1.
+to 4 MB of items and TransactGetItems reads at most 4 MB; documents nest at most 32 levels, the top-level attribute value being level 1.
 """
 
 from __future__ import annotations
@@ -72,6 +72,26 @@ def test_transact_write_items_is_limited_to_4_mb(client, make_table, count, acce
         with raises_dynamodb("ValidationException"):
             client.transact_write_items(TransactItems=actions)
     assert _count(client, table) == (count if accepted else 0)
+
+
+@pytest.mark.parametrize(
+    ("count", "accepted"),
+    cases(
+        {"10 items of 400 KB": (10, True), "11 items of 400 KB": (11, False)},
+        moto={"11 items of 400 KB": "does not limit the size a transaction reads"},
+    ),
+)
+def test_transact_get_items_reads_at_most_4_mb(client, make_table, count, accepted):
+    table = make_table("hash_s")
+    put_all(client, table, [_big(i) for i in range(count)])
+    gets = [{"Get": {"TableName": table, "Key": {"pk": {"S": f"k{i:02d}"}}}} for i in range(count)]
+    if accepted:
+        responses = client.transact_get_items(TransactItems=gets)["Responses"]
+        assert [response["Item"]["pk"]["S"] for response in responses] == [f"k{i:02d}" for i in range(count)]
+    else:
+        # The API Reference: the whole request is rejected; DynamoDB's wording is not documented.
+        with raises_dynamodb("ValidationException", "4 MB"):
+            client.transact_get_items(TransactItems=gets)
 
 
 def _nested(levels: int) -> dict:

@@ -229,12 +229,19 @@ def transact_get_items(engine: Engine, request: dict) -> dict:
         seen.add((table.name, encoded))
         plans.append((table, encoded, Expressions.parse(spec, projection="ProjectionExpression")))
     responses, consumed = [], []
+    total = 0
     with engine.store.read() as conn:
         for table, encoded, expressions in plans:
             item = engine.store.get(conn, table, encoded)
-            consumed.append(
-                Consumed(table, "read", read_units(item_size(item) if item else 0, transactional=True))
-            )
+            size = item_size(item) if item else 0
+            total += size
+            if total > MAX_REQUEST_BYTES:
+                # DynamoDB rejects the whole request (API Reference, TransactGetItems); its wording of
+                # the refusal is not recorded, so this is the API Reference's.
+                raise ValidationException(
+                    "The aggregate size of the items in the transaction cannot exceed 4 MB"
+                )
+            consumed.append(Consumed(table, "read", read_units(size, transactional=True)))
             if item is None:
                 responses.append({})
             elif expressions.projection is not None:
