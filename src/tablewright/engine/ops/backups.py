@@ -305,7 +305,7 @@ def restore_table_from_backup(engine: Engine, request: dict) -> dict:
 def delete_table(engine: Engine, request: dict) -> dict:
     """DeleteTable, after a SYSTEM backup of a table with point-in-time recovery on: DynamoDB keeps
     one for 35 days, to restore a table deleted by mistake (with RestoreTableFromBackup)."""
-    name = request.get("TableName")
+    name = tables.table_name(engine, request.get("TableName"))
     with engine.store.write() as conn:
         meta = engine.store.table(name) if isinstance(name, str) else None
         keep = (

@@ -41,8 +41,19 @@ QUOTA_MESSAGES = {
 }
 
 
+def table_name(engine: Engine, name_or_arn: Any) -> Any:
+    """The name a ``TableName`` member means: DynamoDB takes a table's ARN there as well as its name.
+    Anything else (another account's or region's ARN, an index's or a stream's) stays as it is, to be
+    found by no table."""
+    if name_or_arn.__class__ is str and name_or_arn.startswith("arn:"):
+        prefix = engine.arn("")
+        if name_or_arn.startswith(prefix) and "/" not in name_or_arn[len(prefix) :]:
+            return name_or_arn[len(prefix) :]
+    return name_or_arn
+
+
 def require_table(engine: Engine, name: str) -> TableMeta:
-    meta = engine.store.table(name) if isinstance(name, str) else None
+    meta = engine.store.table(table_name(engine, name)) if isinstance(name, str) else None
     if meta is None:
         raise ResourceNotFoundException(f"Requested resource not found: Table: {name} not found")
     return meta
