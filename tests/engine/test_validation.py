@@ -442,3 +442,64 @@ def test_documentation_is_not_kept() -> None:
         for shape in model.shapes.values()
         for member in shape.get("members", {}).values()
     )
+
+
+# An in-process caller can hand over what JSON cannot carry: a lone surrogate (no UTF-8 for it) and
+# map keys that are not strings. Each is refused where it is, never an InternalServerError.
+UNCARRIABLE = {
+    "projection": (
+        "GetItem",
+        {"TableName": "users", "Key": KEY, "ProjectionExpression": "a\ud800"},
+        "projectionExpression",
+    ),
+    "update": (
+        "UpdateItem",
+        {
+            "TableName": "users",
+            "Key": KEY,
+            "UpdateExpression": "SET a\udfff = :v",
+            "ExpressionAttributeValues": {":v": {"S": "x"}},
+        },
+        "updateExpression",
+    ),
+    "name value": (
+        "Scan",
+        {"TableName": "users", "ProjectionExpression": "#a", "ExpressionAttributeNames": {"#a": "x\ud800"}},
+        "expressionAttributeNames.#a.member",
+    ),
+    "name key": (
+        "Scan",
+        {"TableName": "users", "ProjectionExpression": "#a", "ExpressionAttributeNames": {"#a\ud800": "x"}},
+        "expressionAttributeNames (a key)",
+    ),
+    "statement": ("ExecuteStatement", {"Statement": "SELECT * FROM users WHERE pk = 'a\ud800'"}, "statement"),
+    "token": (
+        "TransactWriteItems",
+        {"TransactItems": [{"Put": {"TableName": "users", "Item": ITEM}}], "ClientRequestToken": "t\ud800"},
+        "clientRequestToken",
+    ),
+}
+
+
+@pytest.mark.parametrize(("operation", "request_", "where"), UNCARRIABLE.values(), ids=UNCARRIABLE)
+def test_a_lone_surrogate_is_refused_where_it_is(operation: str, request_: dict, where: str) -> None:
+    text = message(operation, request_, SerializationException)
+    assert text == f"STRING_VALUE is not valid UTF-8 (it holds a lone surrogate) at '{where}'"
+
+
+def test_a_map_key_that_is_not_a_string_is_refused() -> None:
+    request = {"TableName": "users", "ProjectionExpression": "#a", "ExpressionAttributeNames": {("#a",): "x"}}
+    text = message("Scan", request, SerializationException)
+    assert text == "tuple cannot be converted to String at 'expressionAttributeNames (a key)'"
+
+
+def test_text_beyond_ascii_passes() -> None:
+    validate_request(
+        "GetItem",
+        {
+            "TableName": "users",
+            "Key": KEY,
+            "ProjectionExpression": "#é",
+            "ExpressionAttributeNames": {"#é": "日本"},
+        },
+    )

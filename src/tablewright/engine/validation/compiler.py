@@ -87,8 +87,22 @@ def _integer(kind: str) -> Callable[[Any], bool]:
 
 
 # The JSON-type test per shape type. bool is an int subclass in Python, hence exact class tests.
+def _string(value: Any) -> bool:
+    """A str that UTF-8 can carry: an in-process caller can pass a lone surrogate, which JSON cannot
+    (isascii() is O(1) on CPython's compact strings, so most strings cost nothing more)."""
+    if value.__class__ is not str:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _TYPE_OK: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: v.__class__ is str,
+    "string": _string,
     "blob": _blob,
     "boolean": lambda v: v.__class__ is bool,
     "integer": _integer("integer"),
@@ -107,6 +121,8 @@ def _type_reason(kind: str, value: Any) -> str:
         return f"{value} is not a whole number in the range of {kind}"
     if kind == "blob" and value.__class__ is str:
         return "is not valid base64"
+    if kind == "string" and value.__class__ is str:
+        return "is not valid UTF-8 (it holds a lone surrogate)"
     return ""
 
 
@@ -276,6 +292,8 @@ class Compiler:
         def inner(value: dict[str, Any], path: str, errors: list[Violation]) -> None:
             bad_key = bad_value = None
             for key, item in value.items():
+                if not _string(key):  # JSON's keys are strings; an in-process caller's may be anything
+                    raise _fail_type("string", key, f"{path} (a key)")
                 if bad_key is None and key_rules is not None and key_rules.failures(key):
                     bad_key = key
                 where = f"{path}.{key}.member"
