@@ -176,3 +176,62 @@ def test_the_sweeper_forgets_before_images_older_than_the_window_and_restores_st
     )
     assert client.get_item(TableName="then", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "7"}
     engine.close()
+
+
+HOLD_WRITE_LOCK = """
+import sys
+from tablewright.engine import Engine
+engine = Engine(sys.argv[1])
+with engine.store.write():
+    print("locked", flush=True)
+    sys.stdin.read()
+engine.close()
+"""
+
+
+def test_a_sweep_that_waits_too_long_for_the_write_lock_is_a_warning_without_traceback(
+    tmp_path, caplog
+) -> None:
+    import logging
+    import subprocess
+    import sys
+    import time
+
+    path = str(tmp_path / "swept.db")
+    clock = Clock()
+    with Engine(path, clock=clock) as engine:
+        client = tablewright.connect(engine=engine)
+        client.create_table(
+            TableName="history",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        client.update_continuous_backups(
+            TableName="history",
+            PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 1},
+        )
+        for value in range(3):
+            _apply(client, "put", "a", value)
+    clock.now += 3 * 86400  # the before-images are past the window: the sweeper has history to trim
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_WRITE_LOCK, path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with caplog.at_level(logging.WARNING, logger="tablewright.engine"):
+            engine = Engine(path, clock=clock, ttl_interval=0.05, lock_timeout=0.1)
+            deadline = time.monotonic() + 30
+            while "waited too long for the write lock" not in caplog.text and time.monotonic() < deadline:
+                time.sleep(0.05)
+            engine.close()
+    finally:
+        holder.communicate("", timeout=30)
+    records = [record for record in caplog.records if "write lock" in record.getMessage()]
+    assert records and all(
+        record.levelno == logging.WARNING and record.exc_info is None for record in records
+    )
+    assert not [record for record in caplog.records if record.exc_info is not None]

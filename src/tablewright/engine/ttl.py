@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from .actions import stream_record
+from .storage import is_lock_timeout
 
 if TYPE_CHECKING:
     from .catalog import TableMeta
@@ -155,6 +156,11 @@ class Sweeper(threading.Thread):
                 trim_streams(self.engine)
                 trim_recovery_history(self.engine)
                 expire_backups(self.engine)
+            except sqlite3.OperationalError as error:
+                if not is_lock_timeout(error):
+                    log.exception("TTL sweep failed; retrying in %s s", self.interval)
+                else:  # another process held the file's write lock throughout: routine, no traceback
+                    log.warning("TTL sweep waited too long for the write lock; retrying in %s s", self.interval)
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
                 log.exception("TTL sweep failed; retrying in %s s", self.interval)
 
