@@ -85,6 +85,8 @@ def migrate(
         plan = load_plan(plan_path)
     except (ValueError, KeyError, ImportError, SyntaxError, OSError) as error:
         raise CommandError(f"{plan_path}: {' '.join(str(error).split())}") from None
+    if report_path:
+        _check_writable(report_path)  # before the plan changes anything: not found out at the end
     client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=read_only)
     state = state_path or default_state_path(Target.of(client), plan.name, plan_path)
     console = Console(stderr=True) if fmt == "json" else Console()
@@ -108,3 +110,16 @@ def migrate(
     else:
         render(report, console)
     sys.exit(0 if report.ok else 1)
+
+
+def _check_writable(path: str) -> None:
+    """Refuse a report file that cannot be written (leaving nothing behind where there was nothing)."""
+    report = Path(path)
+    existed = report.exists()
+    try:
+        with report.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise CommandError(f"--report {path}: {error.strerror or error}") from None
+    if not existed:
+        report.unlink()

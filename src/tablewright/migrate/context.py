@@ -15,6 +15,11 @@ class MigrationError(Exception):
     """A step cannot run or did not verify; the message names the step and what is wrong."""
 
 
+class PlanFunctionError(MigrationError):
+    """A function of the plan (a transform, a backfill's function) raised: the step fails, and the
+    message names the function, its error and the item, since the bug is in the plan's code."""
+
+
 @dataclass
 class Context:
     client: Any

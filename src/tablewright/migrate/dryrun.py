@@ -12,7 +12,7 @@ from typing import Any
 
 from . import tables
 from .context import Context
-from .io import bind_transform, outputs
+from .io import bind_transform, guarded, outputs
 from .load import Load, preview_load
 from .parallel import scan_parallel
 from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Item, Merge
@@ -81,10 +81,11 @@ def _backfill(ctx: Context, step: Backfill) -> dict[str, Any]:
     tally = _Tally(ctx.sample)
     if not tables.exists(ctx.client, step.table):
         return {"table": step.table, "result": "table does not exist (yet)"}
+    function = guarded(step.function, "backfill function", step.function)
 
     def handle(_: int, items: list[Item]) -> int:
         for item in items:
-            value = None if step.only_missing and step.attribute in item else step.function(item)
+            value = None if step.only_missing and step.attribute in item else function(item)
             with tally.lock:
                 tally.read += 1
                 if value is not None:

@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from . import tables
 from .context import Context, MigrationError
-from .io import KeySchemas, Writer, bind_transform, encode, outputs
+from .io import KeySchemas, Writer, bind_transform, encode, guarded, outputs
 from .load import Load, run_load
 from .parallel import scan_parallel
 from .progress import Bar
@@ -105,7 +105,7 @@ def _copy_items(ctx: Context, step: Copy) -> None:
 def _backfill_value(step: Backfill, item: Item) -> Any:
     if step.only_missing and step.attribute in item:
         return None
-    return step.function(item)
+    return guarded(step.function, "backfill function", step.function)(item)
 
 
 def _backfill(ctx: Context, step: Backfill) -> dict[str, Any]:
@@ -156,11 +156,11 @@ def _backfill(ctx: Context, step: Backfill) -> dict[str, Any]:
 
 
 def _backfill_mismatches(ctx: Context, step: Backfill) -> int:
+    function = guarded(step.function, "backfill function", step.function)
+
     def handle(_: int, items: list[Item]) -> int:
         return sum(
-            1
-            for item in items
-            if (want := step.function(item)) is not None and item.get(step.attribute) != want
+            1 for item in items if (want := function(item)) is not None and item.get(step.attribute) != want
         )
 
     return scan_parallel(ctx.client, step.table, handle, segments=ctx.segments, page_size=ctx.page_size)

@@ -18,6 +18,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.client import BaseClient
 
+from .context import PlanFunctionError
 from .steps import Item, Merge, Put
 
 BATCH_LIMIT = 25  # BatchWriteItem: at most 25 put/delete requests
@@ -295,5 +296,23 @@ def bind_transform(client: Any, table: str, transform: Callable[..., Any] | None
         arity = 1
     if arity >= 2:
         lookup = Lookup(client, table)
-        return lambda item: transform(item, lookup)
-    return transform
+        return guarded(lambda item: transform(item, lookup), "transform", transform)
+    return guarded(transform, "transform", transform)
+
+
+def guarded(call: Callable[[Item], Any], role: str, function: Callable[..., Any]) -> Callable[[Item], Any]:
+    """``call`` with what it raises turned into a PlanFunctionError naming ``function`` (the plan's
+    own code) and the item, so that the step fails instead of the run ending in a traceback."""
+    name = getattr(function, "__qualname__", repr(function))
+
+    def checked(item: Item) -> Any:
+        try:
+            return call(item)
+        except Exception as error:  # noqa: BLE001 - the plan's code may raise anything
+            shown = repr(item)
+            shown = shown if len(shown) <= 200 else shown[:197] + "..."
+            raise PlanFunctionError(
+                f"the plan's {role} {name} raised {type(error).__name__}: {error} (item {shown})"
+            ) from error
+
+    return checked

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .context import Context, MigrationError
-from .io import KeySchemas, Writer, decode, encode, outputs
+from .io import KeySchemas, Writer, decode, encode, guarded, outputs
 from .progress import Bar
 from .steps import Item, Merge, Put
 
@@ -133,8 +133,9 @@ def _pages(
 
 
 def _writes(step: Load, row: dict[str, Any]) -> list[Put | Merge]:
-    transform = step.transform or (lambda r: r)
-    return outputs(transform(row), step.target)
+    if step.transform is None:
+        return outputs(row, step.target)
+    return outputs(guarded(step.transform, "transform", step.transform)(row), step.target)
 
 
 def run_load(ctx: Context, step: Load) -> dict[str, Any]:

@@ -43,7 +43,10 @@ def _function(ref: str | None, base: Path) -> Callable | None:
         raise ValueError(f"function {ref!r}: write module:function")
     if str(base) not in sys.path:
         sys.path.insert(0, str(base))
-    return getattr(importlib.import_module(module_name), name)
+    function = getattr(importlib.import_module(module_name), name, None)
+    if not callable(function):
+        raise ValueError(f"function {ref!r}: module {module_name} has no function {name}")
+    return function
 
 
 def _create_table(spec: dict[str, Any], base: Path) -> CreateTable:
@@ -74,11 +77,54 @@ STEP_BUILDERS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
     "delete_table": lambda s, b: DeleteTable(s["table"]),
 }
 
+# What each YAML step's fields hold. A plan deletes tables, so a value of the wrong kind is refused
+# before anything runs: YAML's "false" in quotes is a string, which Python would take as true.
+_TEXT, _FLAG, _MAPPING, _LIST = (str, "text"), (bool, "true or false"), (dict, "a mapping"), (list, "a list")
+STEP_FIELDS: dict[str, dict[str, tuple[type, str]]] = {
+    "create_table": {
+        "design": _TEXT,
+        "table": _TEXT,
+        "like": _TEXT,
+        "name": _TEXT,
+        "spec": _MAPPING,
+        "ttl": _TEXT,
+    },
+    "create_index": {"table": _TEXT, "index": _MAPPING, "attribute_definitions": _LIST},
+    "copy": {"source": _TEXT, "target": _TEXT, "transform": _TEXT, "delete_source": _FLAG, "name": _TEXT},
+    "backfill": {"table": _TEXT, "attribute": _TEXT, "function": _TEXT, "only_missing": _FLAG},
+    "rename": {"old": _TEXT, "new": _TEXT, "transform": _TEXT, "delete_old": _FLAG},
+    "delete_table": {"table": _TEXT},
+}
+
+
+def _checked_fields(kind: str, spec: Any) -> dict[str, Any]:
+    """The step's fields, each of the kind it must be (ValueError naming the first that is not)."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise ValueError(f"its fields must be a mapping, e.g. `- {kind}: {{...}}`, not {spec!r}")
+    known = STEP_FIELDS[kind]
+    for field, value in spec.items():
+        if field not in known:
+            raise ValueError(f"unknown field {field!r} (known: {', '.join(known)})")
+        kind_of, text = known[field]
+        if not isinstance(value, kind_of) or (kind_of is str and not value.strip()):
+            raise ValueError(f"{field} must be {text}, not {value!r}")
+    return spec
+
 
 def _yaml_plan(path: Path) -> Plan:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a plan is a mapping with `name:` and `steps:`, not {type(data).__name__}")
+    entries = data.get("steps")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: `steps:` must be a list of at least one step, not {entries!r}")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{path}: `name:` must be text, not {name!r}")
     steps = []
-    for number, entry in enumerate(data.get("steps", []), 1):
+    for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict) or len(entry) != 1:
             raise ValueError(
                 f"{path}: step {number}: write one step name with its fields, e.g. `- copy: {{...}}`"
@@ -90,10 +136,12 @@ def _yaml_plan(path: Path) -> Plan:
                 f"{path}: step {number}: unknown step {kind!r} (known: {', '.join(STEP_BUILDERS)})"
             )
         try:
-            steps.append(builder(spec or {}, path.parent))
+            steps.append(builder(_checked_fields(kind, spec), path.parent))
         except KeyError as missing:
             raise ValueError(f"{path}: step {number} ({kind}): missing field {missing}") from None
-    return Plan(steps, name=data.get("name", path.stem))
+        except ValueError as error:
+            raise ValueError(f"{path}: step {number} ({kind}): {error}") from None
+    return Plan(steps, name=name)
 
 
 def load_plan(path: str | Path) -> Plan:

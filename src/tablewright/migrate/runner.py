@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ParamValidationError
 from rich.console import Console
 
 from .context import Context, MigrationError
@@ -83,7 +83,7 @@ def run_plan(
         try:
             table = PREVIEWS if dry_run else EXECUTORS
             result = table[type(step)](ctx, step)
-        except (MigrationError, ClientError, ValueError, KeyError, TypeError) as error:
+        except (MigrationError, ClientError, ParamValidationError, ValueError, KeyError, TypeError) as error:
             report.steps.append({**entry, "status": "failed", "error": str(error)})
             break
         entry.update(

@@ -177,6 +177,11 @@ class Plan:
             self.steps += step.expand() if isinstance(step, Rename) else [step]
         seen: set[str] = set()
         for step in self.steps:
+            if isinstance(step, Copy) and step.source == step.target:
+                # With delete_source the table would be "verified" against itself and then deleted.
+                raise ValueError(
+                    f"plan {name!r}: step {step.id!r} reads and writes the same table {step.source!r}"
+                )
             if step.id in seen:
                 raise ValueError(f"plan {name!r}: two steps have the id {step.id!r}; give a Copy a name=")
             seen.add(step.id)
