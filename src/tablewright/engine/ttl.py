@@ -160,7 +160,9 @@ class Sweeper(threading.Thread):
                 if not is_lock_timeout(error):
                     log.exception("TTL sweep failed; retrying in %s s", self.interval)
                 else:  # another process held the file's write lock throughout: routine, no traceback
-                    log.warning("TTL sweep waited too long for the write lock; retrying in %s s", self.interval)
+                    log.warning(
+                        "TTL sweep waited too long for the write lock; retrying in %s s", self.interval
+                    )
             except Exception:  # noqa: BLE001 - a failed sweep is retried on the next tick
                 log.exception("TTL sweep failed; retrying in %s s", self.interval)
 
