@@ -258,6 +258,34 @@ def test_a_prices_file_with_a_price_that_is_not_a_number(tmp_path: Path) -> None
     one_line_error(run("cost", "--prices", str(prices), str(VAN)), "cost", 2, str(prices), "not a number")
 
 
+SPOILED_PRICES = {
+    "free tier without wcu": (("free_tier", "wcu"), None, "free_tier.wcu"),
+    "storage without STANDARD": (("storage_gb_month", "STANDARD"), None, "storage_gb_month.STANDARD"),
+    "storage a mapping": (("storage_gb_month", "STANDARD"), {"a": 1}, "not a number"),
+    "write unit zero": (("on_demand", "write_request_unit"), 0, "above zero"),
+    "hours infinite": (("hours_per_month",), float("inf"), "finite number"),
+    "negative price": (("provisioned", "wcu_hour"), -1, "zero or more"),
+    "price not a number": (("provisioned", "rcu_hour"), float("nan"), "finite number"),
+}
+
+
+@pytest.mark.parametrize(("path", "value", "said"), SPOILED_PRICES.values(), ids=SPOILED_PRICES)
+def test_a_prices_file_with_a_missing_or_impossible_price(
+    tmp_path: Path, path: tuple, value: object, said: str
+) -> None:
+    shipped = yaml.safe_load((ROOT / "src" / "tablewright" / "cost" / "prices.yaml").read_text())
+    section = shipped
+    for key in path[:-1]:
+        section = section[key]
+    if value is None:
+        del section[path[-1]]
+    else:
+        section[path[-1]] = value
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(yaml.safe_dump(shipped))
+    one_line_error(run("cost", "--prices", str(prices), str(VAN)), "cost", 2, str(prices), said)
+
+
 def test_cost_of_a_design_that_does_not_load_is_input_error(tmp_path: Path) -> None:
     design = tmp_path / "design.yaml"
     design.write_text("tables: [\n")

@@ -234,3 +234,40 @@ def test_ecma_named_groups_in_a_pattern_work_as_json_schema_reads_them():
     when = design.entities["Doc"].attributes["when"]
     assert when.validate("2020-2020") == []
     assert [rule for _, rule, _ in when.validate("2020-2021")] == ["pattern"]
+
+
+def _set(data: dict, path: tuple, value: object) -> None:
+    for key in path[:-1]:
+        data = data.setdefault(key, {})
+    data[path[-1]] = value
+
+
+HOSTILE = {
+    "unique a number": (("entities", "Message", "unique"), 0),
+    "unique empty": (("entities", "Message", "unique"), None),
+    "unique true": (("entities", "Message", "unique"), True),
+    "returns empty": (("patterns", "device_status", "returns"), None),
+    "returns a number": (("patterns", "device_status", "returns"), 1),
+    "returns infinite": (("patterns", "device_status", "returns"), float("inf")),
+    "served index a list": (("patterns", "device_status", "served", "index"), [1]),
+    "served index a mapping": (("patterns", "device_status", "served", "index"), {"a": None}),
+    "items infinite": (("volumes", "entities", "Message", "items"), float("inf")),
+    "growth infinite": (("volumes", "entities", "Message", "growth_per_month"), float("inf")),
+    "writes infinite": (("volumes", "entities", "Message", "writes"), float("inf")),
+    "reads not a number": (("volumes", "patterns", "device_status", "reads"), float("nan")),
+    "reads negative": (("volumes", "patterns", "device_status", "reads"), -1),
+    "peak infinite": (("volumes", "peak_factor"), float("inf")),
+    "peak not a number": (("volumes", "peak_factor"), float("nan")),
+}
+
+
+@pytest.mark.parametrize(("path", "value"), HOSTILE.values(), ids=HOSTILE)
+def test_values_of_the_wrong_kind_are_problems_at_their_place_not_crashes(van_yaml, path, value):
+    data = yaml.safe_load(van_yaml)
+    _set(data, path, value)
+    with pytest.raises(DesignError) as info:
+        loads(yaml.safe_dump(data, sort_keys=False), "van.yaml")
+    assert info.value.problems
+    assert any(
+        path[-1] in problem.message or "/".join(path) in problem.message for problem in info.value.problems
+    ) or all(problem.line > 1 for problem in info.value.problems)

@@ -16,7 +16,13 @@ import click
 @click.option(
     "--endpoint", default=None, metavar="URL", help="A DynamoDB endpoint (AWS, tablewright serve, ...)."
 )
-@click.option("--port", default=8765, show_default=True, help="Port to listen on (0: any free port).")
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port).",
+)
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default)."
 )

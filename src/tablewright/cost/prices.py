@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -46,22 +47,50 @@ class Prices:
         }
 
 
+def _price(value: Any, where: str) -> float:
+    """A price or an amount: a finite number, zero or more (a negative or NaN price would print as a
+    bill, wrongly)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{where} is not a number: {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{where} must be a finite number, zero or more, not {value!r}")
+    return number
+
+
+def _section(data: dict[str, Any], name: str, required: tuple[str, ...]) -> dict[str, float]:
+    section = data[name]
+    if not isinstance(section, dict):
+        raise ValueError(f"{name} is not a mapping")
+    for key in required:
+        if key not in section:
+            raise KeyError(f"{name}.{key}")
+    return {str(k): _price(v, f"{name}.{k}") for k, v in section.items()}
+
+
 def _build(data: dict[str, Any]) -> Prices:
+    on_demand = _section(data, "on_demand", ("write_request_unit", "read_request_unit"))
+    provisioned = _section(data, "provisioned", ("wcu_hour", "rcu_hour"))
+    if not on_demand["write_request_unit"] or not on_demand["read_request_unit"]:
+        raise ValueError("on_demand request unit prices must be above zero (the break-even divides by them)")
+    hours = _price(data["hours_per_month"], "hours_per_month")
+    if not hours.is_integer() or not hours:
+        raise ValueError(f"hours_per_month must be a whole number of hours above zero, not {hours:g}")
     return Prices(
         region=str(data["region"]),
         effective=str(data["effective"]),
         source=" ".join(str(data["source"]).split()),
-        hours_per_month=int(data["hours_per_month"]),
-        write_request_unit=float(data["on_demand"]["write_request_unit"]),
-        read_request_unit=float(data["on_demand"]["read_request_unit"]),
-        wcu_hour=float(data["provisioned"]["wcu_hour"]),
-        rcu_hour=float(data["provisioned"]["rcu_hour"]),
-        storage_gb_month={k: float(v) for k, v in data["storage_gb_month"].items()},
-        throughput_multiplier={k: float(v) for k, v in data["throughput_multiplier"].items()},
-        stream_read_request=float(data["stream_read_request"]),
-        pitr_gb_month=float(data["pitr_gb_month"]),
-        free_tier={k: float(v) for k, v in data["free_tier"].items()},
-        **{name: float(data[name]) for name in _BACKUP_PRICES if name in data},
+        hours_per_month=int(hours),
+        write_request_unit=on_demand["write_request_unit"],
+        read_request_unit=on_demand["read_request_unit"],
+        wcu_hour=provisioned["wcu_hour"],
+        rcu_hour=provisioned["rcu_hour"],
+        storage_gb_month=_section(data, "storage_gb_month", ("STANDARD",)),
+        throughput_multiplier=_section(data, "throughput_multiplier", ()),
+        stream_read_request=_price(data["stream_read_request"], "stream_read_request"),
+        pitr_gb_month=_price(data["pitr_gb_month"], "pitr_gb_month"),
+        free_tier=_section(data, "free_tier", ("storage_gb", "wcu", "rcu", "stream_read_requests")),
+        **{name: _price(data[name], name) for name in _BACKUP_PRICES if name in data},
     )
 
 
@@ -98,7 +127,7 @@ def load_prices(path: str | Path | None = None) -> Prices:
         return _build(data)
     except KeyError as missing:
         raise PricesError(f"{path}: missing {missing.args[0]!r} (see the shipped prices.yaml)") from None
-    except (TypeError, ValueError, AttributeError) as error:
+    except (TypeError, ValueError, AttributeError, OverflowError) as error:
         raise PricesError(
             f"{path}: a price is not a number or a section is not a mapping ({error})"
         ) from None

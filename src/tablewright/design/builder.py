@@ -19,7 +19,7 @@ from .patterns import AccessPattern, Buckets, Means, Order, Served, SortConditio
 from .predicates import Predicate, PredicateError
 from .templates import KeyTemplate, TemplateSyntaxError
 from .timeutil import format_rfc3339
-from .units import parse_duration, parse_rate, parse_size
+from .units import parse_duration, parse_factor, parse_rate, parse_size
 from .validators import pattern_regex
 from .views import View
 from .volumes import EntityVolume, PatternVolume, Volumes
@@ -35,7 +35,7 @@ def _guard(issues: Issues, path: Path, make: Callable[[], Any], hint: str = "") 
     """Run a converter; a ValueError becomes an issue at ``path`` and the result is None."""
     try:
         return make()
-    except (TemplateSyntaxError, PredicateError, ValueError, KeyError, TypeError) as exc:
+    except (TemplateSyntaxError, PredicateError, ValueError, KeyError, TypeError, OverflowError) as exc:
         issues.add(path, str(exc), hint)
         return None
 
@@ -282,8 +282,11 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         )
         if pk is not None:
             entity.keys[key_name] = EntityKey(pk, sk, when, None if key_name == "table" else key_name)
+    groups = raw.get("unique")  # a wrong type is the schema check's to report
     entity.unique = tuple(
-        tuple(str(a) for a in group) for group in raw.get("unique", ()) if isinstance(group, list)
+        tuple(str(a) for a in group)
+        for group in (groups if isinstance(groups, list) else ())
+        if isinstance(group, list)
     )
     entity.version_attribute = raw.get("version")
     entity.idempotency_key = raw.get("idempotency_key")
@@ -296,8 +299,14 @@ def _pattern(name: str, raw: dict[str, Any], path: Path, issues: Issues) -> Acce
     params = {
         p: attribute(p, spec, (*path, "params", p), issues) for p, spec in _dict(raw.get("params")).items()
     }
-    returns = raw.get("returns", ())
-    returns = (returns,) if isinstance(returns, str) else tuple(str(r) for r in returns)
+    returns = raw.get("returns")  # a wrong type is the schema check's to report
+    returns = (
+        (returns,)
+        if isinstance(returns, str)
+        else tuple(str(r) for r in returns)
+        if isinstance(returns, list)
+        else ()
+    )
     means_raw = _dict(raw.get("means"))
     where = means_raw.get("where")
     means = Means(
@@ -331,12 +340,16 @@ def _order(raw: object) -> Order | None:
     return None
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _served(raw: dict[str, Any], path: Path, issues: Issues) -> Served:
     filt = raw.get("filter")
     served = Served(
         op=str(raw.get("op", "query")),
-        index=raw.get("index"),
-        via=raw.get("via"),
+        index=_text_or_none(raw.get("index")),  # a wrong type is the schema check's to report
+        via=_text_or_none(raw.get("via")),
         partition=_binding(raw["partition"]) if "partition" in raw else {},
         filter=_guard(issues, (*path, "filter"), lambda: Predicate(str(filt))) if filt else None,
         forward=bool(raw.get("forward", True)),
@@ -383,7 +396,7 @@ def _conventions(raw: dict[str, Any]) -> Conventions:
 
 
 def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
-    peak = _guard(issues, ("volumes", "peak_factor"), lambda: float(raw.get("peak_factor", 1.0)))
+    peak = _guard(issues, ("volumes", "peak_factor"), lambda: parse_factor(raw.get("peak_factor", 1.0)))
     volumes = Volumes(peak_factor=peak if peak is not None else 1.0)
     for name, spec in _dict(raw.get("entities")).items():
         spec, where = _dict(spec), ("volumes", "entities", name)

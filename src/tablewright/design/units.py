@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
@@ -50,7 +51,7 @@ def parse_duration(value: object) -> int:
 def parse_rate(value: object) -> float:
     """``10/s``, ``5/min``, ``100/day``, ``1M/month`` style rates or a plain per-second number -> per second."""
     if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
-        return float(value)
+        return _finite(float(value), value)
     text = str(value).strip().replace("_", "")
     count_text, slash, period = text.partition("/")
     multiplier = 1
@@ -62,11 +63,31 @@ def parse_rate(value: object) -> float:
     except ValueError:
         raise ValueError(f"{value!r} is not a rate (write it as 10/s, 100/day or 1M/month)") from None
     if not slash:
-        return count
+        return _finite(count, value)
     amount, unit = _split(period if period[:1].isdigit() else f"1{period}", "period")
     if unit not in SECONDS_PER:
         raise ValueError(f"unknown period {period!r} in rate {value!r} (use s, min, hour, day, week, month)")
-    return count / float(amount * SECONDS_PER[unit])
+    return _finite(count / float(amount * SECONDS_PER[unit]), value)
+
+
+def parse_factor(value: object) -> float:
+    """A multiplier such as a peak factor: a finite number, zero or more."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a number")
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{value!r} is not a number") from None
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{value!r} must be a finite number, zero or more")
+    return number
+
+
+def _finite(number: float, value: object) -> float:
+    """A rate or factor must be a number the estimates can count with (YAML's .inf and .nan are not)."""
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{value!r} is not a rate: it must be a finite number, zero or more")
+    return number
 
 
 def parse_size(value: object) -> int:
