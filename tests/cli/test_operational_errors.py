@@ -286,6 +286,18 @@ def test_a_prices_file_with_a_missing_or_impossible_price(
     one_line_error(run("cost", "--prices", str(prices), str(VAN)), "cost", 2, str(prices), said)
 
 
+@pytest.mark.parametrize(
+    "command", [["import", "--from", "serverless"], ["import", "--from", "cloudformation"]]
+)
+def test_input_nested_thousands_deep_is_input_error(tmp_path: Path, command: list[str]) -> None:
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    one_line_error(run(*command, str(deep)), command[0], 2, "nests too deeply")
+    linted = run("lint", str(deep))  # a design's loader says where
+    assert linted.returncode == 2 and "Traceback" not in linted.stderr
+    assert f"{deep}:1:1: error TW001 YAML syntax: nested too deeply to be a design" in linted.stdout
+
+
 def test_cost_of_a_design_that_does_not_load_is_input_error(tmp_path: Path) -> None:
     design = tmp_path / "design.yaml"
     design.write_text("tables: [\n")

@@ -271,3 +271,21 @@ def test_values_of_the_wrong_kind_are_problems_at_their_place_not_crashes(van_ya
     assert any(
         path[-1] in problem.message or "/".join(path) in problem.message for problem in info.value.problems
     ) or all(problem.line > 1 for problem in info.value.problems)
+
+
+HOSTILE_YAML = {
+    "alias holding itself": ("a: &a [*a]\n", "an alias that contains itself"),
+    "billion laughs": (
+        "name: x\nl0: &l0 [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 8)),
+        "too large to be a design",
+    ),
+    "nested thousands deep": ("description: " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), HOSTILE_YAML.values(), ids=HOSTILE_YAML)
+def test_yaml_that_expands_without_end_is_a_problem_not_a_hang(text, said):
+    with pytest.raises(DesignError) as info:
+        loads(text, "hostile.yaml")
+    assert said in str(info.value)

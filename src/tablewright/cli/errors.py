@@ -108,6 +108,14 @@ RULES: dict[str, Rule] = {
     "botocore.exceptions.NoRegionError": (ENVIRONMENT, _said),
     "botocore.exceptions.ClientError": (_client_error_status, _said),
     "builtins.UnicodeDecodeError": (INPUT, _unicode),
+    # Only input nests thousands deep (a YAML or JSON file of nested brackets, an alias that holds
+    # itself): the readers recurse, as PyYAML's does, and the input is what is wrong.
+    "builtins.RecursionError": (
+        INPUT,
+        lambda _: (
+            "the input nests too deeply to be read (thousands of levels, or a YAML alias that contains itself)"
+        ),
+    ),
     "builtins.FileNotFoundError": (INPUT, _os_error),
     "builtins.IsADirectoryError": (INPUT, _os_error),
     "builtins.NotADirectoryError": (INPUT, _os_error),

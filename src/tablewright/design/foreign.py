@@ -66,7 +66,7 @@ def format_of_text(text: str, file: str = "") -> tuple[str, str] | None:
         return TERRAFORM
     try:
         data = yaml.load(text, Loader=_AnyTag)  # noqa: S506 - a SafeLoader that maps unknown tags to None
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # nested thousands deep: no other tool's file either
         return None
     return format_of_mapping(data) if isinstance(data, dict) else None
 

@@ -35,9 +35,22 @@ class Source:
         return self.marks.get((), (1, 1))
 
 
+# A design is a few hundred values, nested a dozen levels. Far beyond either, the text is a hostile or
+# broken one: aliases of aliases that expand exponentially ("billion laughs"), or an alias that holds
+# itself, which would expand forever.
+MAX_VALUES = 200_000
+MAX_DEPTH = 100
+
+
 def load_source(text: str, file: str) -> Source:
-    """Compose YAML text into data and marks; raises ``yaml.YAMLError`` (with a mark) on syntax errors."""
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    """Compose YAML text into data and marks; raises ``yaml.YAMLError`` (with a mark where there is
+    one) on syntax errors and on documents too deep or too large to be a design."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:  # PyYAML composes recursively: thousands of levels exhaust the stack
+        raise yaml.constructor.ConstructorError(
+            None, None, f"nested too deeply to be a design (more than {MAX_DEPTH} levels)", None
+        ) from None
     source = Source(file, None)
     if node is None:
         source.data = {}
@@ -55,6 +68,20 @@ _MERGE = "tag:yaml.org,2002:merge"  # the `<<` key: YAML's merge of an anchored 
 
 
 def _convert(node: yaml.Node, path: Path, source: Source, constructor: yaml.SafeLoader) -> object:
+    if len(path) > MAX_DEPTH:
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"nested more than {MAX_DEPTH} levels deep (an alias that contains itself?)",
+            node.start_mark,
+        )
+    if len(source.marks) >= MAX_VALUES:
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"expands to more than {MAX_VALUES:,} values (aliases of aliases?): too large to be a design",
+            node.start_mark,
+        )
     source.marks[path] = _mark(node)
     if isinstance(node, yaml.MappingNode):
         return _convert_mapping(node, path, source, constructor)
