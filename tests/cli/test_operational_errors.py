@@ -356,3 +356,10 @@ def test_a_read_only_dry_run_reads_the_database_and_changes_nothing(tmp_path: Pa
     assert _digest(path) == before
     result = run("migrate", str(plan), "--db", str(path), "--read-only")
     assert result.returncode == 2 and "--read-only needs --dry-run" in result.stderr
+
+
+@pytest.mark.parametrize("scale", ["0", "-1", "nan", "inf"])
+def test_a_sample_scale_that_is_not_a_positive_number_is_a_usage_error(scale: str) -> None:
+    result = run("check", str(ROOT / "examples" / "evse"), "--scale", scale)
+    assert result.returncode == 2 and "Invalid value for '--scale'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -22,6 +22,7 @@ from rich.table import Table as RichTable
 
 from ..runtime.check import CheckOptions, TablesExistError, check_designs, summarize
 from ..runtime.samples import find_examples
+from .types import SCALE
 
 _STYLE = {"pass": "green", "fail": "red", "invalid": "red", "skipped": "yellow"}
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]*$")
@@ -132,7 +133,7 @@ class _ProgressBars:
     is_flag=True,
     help="With --endpoint: write into tables of the same name that already exist.",
 )
-@click.option("--scale", default=1.0, show_default=True, help="Sample data size multiplier.")
+@click.option("--scale", default=1.0, show_default=True, type=SCALE, help="Sample data size multiplier.")
 @click.option("--seed", default=1, show_default=True, help="Sample data random seed.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def check(

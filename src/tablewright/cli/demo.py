@@ -14,7 +14,9 @@ import tablewright
 
 @click.command()
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="SQLite file (default: in memory).")
-@click.option("--items", default=1000, show_default=True, help="How many items to write.")
+@click.option(
+    "--items", default=1000, show_default=True, type=click.IntRange(min=0), help="How many items to write."
+)
 def demo(db: str | None, items: int) -> None:
     """Create a table, write and query items on the embedded engine, and show what it consumed."""
     console = Console()

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .types import SCALE
+
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
@@ -30,7 +32,7 @@ import click
 @click.option(
     "--seed", default=1, show_default=True, help="Sample data random seed (without --db/--endpoint)."
 )
-@click.option("--scale", default=1.0, show_default=True, help="Sample data size multiplier.")
+@click.option("--scale", default=1.0, show_default=True, type=SCALE, help="Sample data size multiplier.")
 def explore(
     paths: tuple[Path, ...],
     db: str | None,
