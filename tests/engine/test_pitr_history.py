@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import tablewright
 from tablewright.engine import Engine
 
+from .support.holders import HOLD_WRITE_LOCK
+
 KEYS = ["a", "b", "c", "d"]
 write = st.tuples(
     st.sampled_from(["put", "update", "delete", "batch_put", "transact_delete"]),
@@ -26,6 +28,20 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def _history_table(client) -> None:
+    """The table "history", with point-in-time recovery over one day."""
+    client.create_table(
+        TableName="history",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.update_continuous_backups(
+        TableName="history",
+        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 1},
+    )
 
 
 def _apply(client, kind: str, key: str, value: int) -> None:
@@ -143,16 +159,7 @@ def test_the_sweeper_forgets_before_images_older_than_the_window_and_restores_st
     clock = Clock()
     engine = Engine(clock=clock, ttl_interval=0.05)
     client = tablewright.connect(engine=engine)
-    client.create_table(
-        TableName="history",
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    client.update_continuous_backups(
-        TableName="history",
-        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 1},
-    )
+    _history_table(client)
 
     def history() -> int:
         with engine.store.read() as conn:
@@ -178,17 +185,6 @@ def test_the_sweeper_forgets_before_images_older_than_the_window_and_restores_st
     engine.close()
 
 
-HOLD_WRITE_LOCK = """
-import sys
-from tablewright.engine import Engine
-engine = Engine(sys.argv[1])
-with engine.store.write():
-    print("locked", flush=True)
-    sys.stdin.read()
-engine.close()
-"""
-
-
 def test_a_sweep_that_waits_too_long_for_the_write_lock_is_a_warning_without_traceback(
     tmp_path, caplog
 ) -> None:
@@ -201,16 +197,7 @@ def test_a_sweep_that_waits_too_long_for_the_write_lock_is_a_warning_without_tra
     clock = Clock()
     with Engine(path, clock=clock) as engine:
         client = tablewright.connect(engine=engine)
-        client.create_table(
-            TableName="history",
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        client.update_continuous_backups(
-            TableName="history",
-            PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 1},
-        )
+        _history_table(client)
         for value in range(3):
             _apply(client, "put", "a", value)
     clock.now += 3 * 86400  # the before-images are past the window: the sweeper has history to trim

@@ -27,21 +27,12 @@ from tablewright.engine import Engine, futex
 from tablewright.engine.errors import WouldBlock
 from tablewright.engine.write_gate import gate_for
 
+from .support.holders import HOLD_WRITE_LOCK
 from .support.workload import COUNTER_KEY, COUNTER_TABLE, create_counter
 
 CHILD = Path(__file__).parent / "support" / "concurrency_child.py"
 SIDECAR = "-twlock"
 
-# Holds the gate (and SQLite's write lock) through an engine's write transaction until stdin closes.
-HOLD_GATE = """
-import sys
-from tablewright.engine import Engine
-engine = Engine(sys.argv[1])
-with engine.store.write():
-    print("locked", flush=True)
-    sys.stdin.read()
-engine.close()
-"""
 
 # One PutItem from its own process; prints the outcome.
 PUT_ONE = """
@@ -63,6 +54,18 @@ TABLE = {
 }
 
 
+def put_from_another_process(database: Path, pk: str, lock_timeout: float = 10) -> str:
+    """What a PutItem of ``pk`` from a new process answers: "applied" or the error's name and code."""
+    done = subprocess.run(
+        [sys.executable, "-c", PUT_ONE, str(database), pk, str(lock_timeout)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert not done.stderr, done.stderr
+    return done.stdout.strip()
+
+
 def put(pk: str) -> dict:
     return {"TableName": "items", "Item": {"pk": {"S": pk}}}
 
@@ -81,7 +84,7 @@ def gate_holder() -> Iterator[Callable[[Path], subprocess.Popen]]:
 
     def hold(db: Path) -> subprocess.Popen:
         holder = subprocess.Popen(
-            [sys.executable, "-c", HOLD_GATE, str(db)],
+            [sys.executable, "-c", HOLD_WRITE_LOCK, str(db)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -199,13 +202,7 @@ def test_lock_timeout_at_the_gate_is_reported_as_before(database, gate_holder) -
         release(holder)
         # The waiter thread that gave up got the lock after all and must have let it go: another
         # process can write, and so can this one.
-        other = subprocess.run(
-            [sys.executable, "-c", PUT_ONE, str(database), "other", "10"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert other.stdout.strip() == "applied", other.stderr
+        assert put_from_another_process(database, "other") == "applied"
         engine.handle("PutItem", put("after"))
         assert scan_keys(engine) == {"other", "after"}
 
@@ -247,13 +244,7 @@ def test_a_gate_dropped_while_its_waiter_waits_ends_the_thread_and_unlocks_nothi
     finally:
         for fd in decoys:
             os.close(fd)
-    other = subprocess.run(
-        [sys.executable, "-c", PUT_ONE, str(database), "other", "10"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert other.stdout.strip() == "applied", other.stderr
+    assert put_from_another_process(database, "other") == "applied"
 
 
 def test_never_wait_threads_get_would_block_at_once_from_another_process(database, gate_holder) -> None:

@@ -54,3 +54,16 @@ def legacy_db(tmp_path: Path) -> Path:
     path = tmp_path / "legacy.db"
     legacy.load(tablewright.connect(path), seed=7, devices=3, days=2)
     return path
+
+
+def things(db: Path) -> None:
+    """Five items ("t0".."t4") in a table "things" keyed by id, in the database file ``db``."""
+    client = tablewright.connect(db)
+    client.create_table(
+        TableName="things",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for n in range(5):
+        client.put_item(TableName="things", Item={"id": {"S": f"t{n}"}})

@@ -13,6 +13,8 @@ import pytest
 
 import tablewright
 
+from .helpers import things
+
 
 def _migrate(plan: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-c", "from tablewright.cli import main; main()", "migrate", str(plan)]
@@ -23,15 +25,7 @@ def _migrate(plan: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "things.db"
-    client = tablewright.connect(path)
-    client.create_table(
-        TableName="things",
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    for n in range(5):
-        client.put_item(TableName="things", Item={"id": {"S": f"t{n}"}})
+    things(path)
     return path
 
 

@@ -18,7 +18,7 @@ import pytest
 import tablewright
 from tablewright.migrate import Target, default_state_path, load_plan, plan_hash
 
-from .helpers import PLAN, ROOT, items, legacy
+from .helpers import PLAN, ROOT, items, legacy, things
 
 
 def _migrate(plan: Path, db: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -83,21 +83,9 @@ steps:
 """
 
 
-def _things(db: Path) -> None:
-    client = tablewright.connect(db)
-    client.create_table(
-        TableName="things",
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    for n in range(5):
-        client.put_item(TableName="things", Item={"id": {"S": f"t{n}"}})
-
-
 def test_progress_of_another_plan_version_is_refused(tmp_path: Path) -> None:
     plan, db, state = tmp_path / "plan.yaml", tmp_path / "things.db", tmp_path / "progress.json"
-    _things(db)
+    things(db)
     plan.write_text(_PLAN_YAML % "", encoding="utf-8")
     assert _migrate(plan, db, "--state", str(state)).returncode == 0
     plan.write_text(_PLAN_YAML % ", delete_source: true", encoding="utf-8")
@@ -111,7 +99,7 @@ def test_progress_is_kept_in_the_user_cache_by_default(tmp_path: Path) -> None:
     plan, db, cache = tmp_path / "plans" / "plan.yaml", tmp_path / "things.db", tmp_path / "cache"
     plan.parent.mkdir()
     plan.write_text(_PLAN_YAML % "", encoding="utf-8")
-    _things(db)
+    things(db)
     env = {"XDG_CACHE_HOME": str(cache), "TABLEWRIGHT_CACHE_DIR": ""}
     done = _migrate(plan, db, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -153,7 +141,7 @@ def test_no_progress_file_is_committed_and_the_patterns_are_ignored() -> None:
 def test_a_file_that_is_not_progress_is_refused_untouched(tmp_path: Path) -> None:
     plan, db, state = tmp_path / "plan.yaml", tmp_path / "things.db", tmp_path / "notes.json"
     plan.write_text(_PLAN_YAML % "", encoding="utf-8")
-    _things(db)
+    things(db)
     state.write_text("my notes, not JSON\n", encoding="utf-8")
     refused = _migrate(plan, db, "--state", str(state))
     assert refused.returncode == 2
