@@ -15,6 +15,7 @@ no whole-table count to compare; the row-by-row read-back is the proof instead.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -135,7 +136,13 @@ def _pages(
 def _writes(step: Load, row: dict[str, Any]) -> list[Put | Merge]:
     if step.transform is None:
         return outputs(row, step.target)
-    return outputs(guarded(step.transform, "transform", step.transform)(row), step.target)
+    return outputs(_checked(step.transform)(row), step.target)
+
+
+@functools.lru_cache(maxsize=16)
+def _checked(transform: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """The transform as ``guarded`` makes it, once per transform rather than once per row."""
+    return guarded(transform, "transform", transform)
 
 
 def run_load(ctx: Context, step: Load) -> dict[str, Any]:
