@@ -12,11 +12,9 @@ from collections.abc import Callable
 
 class LockWaiter:
     """A thread that makes the blocking lock call for a writer waiting in the queue with a timeout (a
-    blocking ``fcntl`` can neither be given a timeout nor be interrupted). It lives as long as the
-    process, so a wait costs two thread switches rather than a thread's start.
-
-    It lives as long as ``owner`` (the lock or queue it waits for) and then ends, once any blocking call
-    it is in has returned. It locks through its own duplicate of ``fd``: the owner closes ``fd`` when it
+    blocking ``fcntl`` can neither be given a timeout nor be interrupted). It serves every wait of its
+    ``owner`` (the lock or queue it waits for), so a wait costs two thread switches rather than a
+    thread's start; when the owner goes, it ends, once any blocking call it is in has returned. It locks through its own duplicate of ``fd``: the owner closes ``fd`` when it
     goes, possibly while the thread is still blocked, and the number may then name another open file,
     whose lock an unlock through it would drop. Locks belong to the open file (or the process), which the
     duplicate shares, so they are the owner's all the same."""
