@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -155,6 +156,40 @@ def _local_config(config: Config | None) -> Config:
     return local.merge(config) if config else local
 
 
+# Endpoint clients give up on a silent server in under a minute, not botocore's three: a server that
+# accepts the connection and never answers would otherwise hold a command 60 s per attempt, three
+# attempts. DynamoDB answers one request in milliseconds; 15 s without a byte is a stuck endpoint.
+# Retries stay botocore's (standard mode, AWS_MAX_ATTEMPTS / AWS_RETRY_MODE honoured); a caller's own
+# Config wins, option by option.
+ENDPOINT_DEFAULTS = Config(connect_timeout=5, read_timeout=15)
+
+
+def _endpoint_config(config: Config | None) -> Config:
+    return ENDPOINT_DEFAULTS.merge(config) if config else ENDPOINT_DEFAULTS
+
+
+def _say_what_answered(http_response: Any, parsed: dict, **_: Any) -> None:
+    """An answer that is no DynamoDB error (a web server's HTML page, a proxy's 502) is said as such.
+
+    botocore makes the HTTP status the error code and the whole body the message, so a URL that
+    points at a web server would put its page into every error. Runs at ``after-call``, before
+    botocore raises the ClientError from ``parsed``.
+    """
+    error = parsed.get("Error") if http_response.status_code >= 300 else None
+    if not error or not str(error.get("Code", "")).isdigit():
+        return
+    text = " ".join(re.sub(r"<[^>]*>", " ", str(error.get("Message", ""))).split())
+    excerpt = f": {text[:120]}{'...' if len(text) > 120 else ''}" if text else ""
+    error["Message"] = (
+        f"HTTP {error['Code']} and no DynamoDB error (is the URL a DynamoDB endpoint?){excerpt}"
+    )
+
+
+def _endpoint_client(client: Any) -> Any:
+    client.meta.events.register_last("after-call.*", _say_what_answered)
+    return client
+
+
 def connect(
     path: str | os.PathLike | None = None,
     *,
@@ -169,15 +204,21 @@ def connect(
 
     ``connect()`` serves it from a new in-memory engine, ``connect("app.db")`` from a SQLite file,
     ``connect(engine=e)`` from an existing engine, and ``connect(endpoint_url=URL)`` talks to a remote
-    endpoint (Amazon DynamoDB, a compatible cluster, or ``tablewright serve``). ``service="dynamodbstreams"``
-    gives the Streams client for the same engine. ``read_only=True`` opens the file without ever writing
-    to it (writes get ``AccessDeniedException``). An ``endpoint_url`` that is not a URL raises
+    endpoint (Amazon DynamoDB, a compatible cluster, or ``tablewright serve``), with the timeouts of
+    :data:`ENDPOINT_DEFAULTS` where ``config`` does not set its own. ``service="dynamodbstreams"``
+    gives the Streams client for the same engine. ``read_only=True`` opens the file without ever
+    writing to it (writes get ``AccessDeniedException``). An ``endpoint_url`` that is not a URL raises
     :class:`InvalidEndpoint`; a file that cannot be opened, ``tablewright.engine.DatabaseFileError``.
     """
     if endpoint_url is not None:
         endpoint_url = check_endpoint(endpoint_url)
-        return boto3.client(
-            service, endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
+        return _endpoint_client(
+            boto3.client(
+                service,
+                endpoint_url=endpoint_url,
+                config=_endpoint_config(config),
+                **_session_kwargs(region_name, endpoint_url),
+            )
         )
     engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     client = boto3.client(
@@ -199,9 +240,14 @@ def resource(
     """A boto3 DynamoDB service resource (``Table``, ``batch_writer``, ``boto3.dynamodb.conditions``)."""
     if endpoint_url is not None:
         endpoint_url = check_endpoint(endpoint_url)
-        return boto3.resource(
-            "dynamodb", endpoint_url=endpoint_url, config=config, **_session_kwargs(region_name, endpoint_url)
+        dynamodb = boto3.resource(
+            "dynamodb",
+            endpoint_url=endpoint_url,
+            config=_endpoint_config(config),
+            **_session_kwargs(region_name, endpoint_url),
         )
+        _endpoint_client(dynamodb.meta.client)
+        return dynamodb
     engine = engine or Engine(None if path is None else os.fspath(path), read_only=read_only)
     dynamodb = boto3.resource(
         "dynamodb",

@@ -67,3 +67,29 @@ def test_serve_lines_work_with_no_aws_configuration(tmp_path) -> None:
             next(b for b in banner if "AWS CLI" in b)
         )
     assert url.startswith("http://127.0.0.1:")
+
+
+def test_demo_twice_on_one_file_writes_into_the_table_the_first_left(tmp_path) -> None:
+    db = str(tmp_path / "demo.db")
+    first = CliRunner().invoke(main, ["demo", "--db", db, "--items", "20"])
+    assert first.exit_code == 0 and "table holds 20 items" in first.output, first.output
+    again = CliRunner().invoke(main, ["demo", "--db", db, "--items", "30"])
+    assert again.exit_code == 0, again.output
+    assert "an earlier demo in this file" in again.output and "table holds 30 items" in again.output
+
+
+def test_demo_leaves_a_table_of_the_same_name_that_is_not_its_own_alone(tmp_path) -> None:
+    import tablewright
+
+    db = str(tmp_path / "mine.db")
+    client = tablewright.connect(db)
+    client.create_table(
+        TableName="demo-events",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName="demo-events", Item={"pk": {"S": "mine"}})
+    result = CliRunner().invoke(main, ["demo", "--db", db])
+    assert result.exit_code == 2 and "another key schema" in result.stderr, result.output
+    assert client.scan(TableName="demo-events")["Items"] == [{"pk": {"S": "mine"}}]

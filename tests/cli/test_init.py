@@ -3,14 +3,18 @@ each followed by ``tablewright check`` running every pattern of what it wrote.""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import tablewright
+import tablewright.engine
 from tablewright.cli import main
 from tablewright.design import load
 
@@ -154,8 +158,9 @@ def test_init_from_a_served_endpoint(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "says"),
     [
-        (["--db", "missing.db"], 2, "no such database file"),
+        (["--db", "missing.db"], 2, "missing.db does not exist"),
         (["--from-endpoint", "http://127.0.0.1:9"], 3, "http://127.0.0.1:9"),
+        (["--from-endpoint", "not a url"], 2, "'not a url' is not an endpoint URL"),
     ],
 )
 def test_init_from_tables_that_cannot_be_read(tmp_path: Path, monkeypatch, args, code, says) -> None:
@@ -164,3 +169,38 @@ def test_init_from_tables_that_cannot_be_read(tmp_path: Path, monkeypatch, args,
     assert result.exit_code == code, result.output
     assert result.stderr.startswith("tablewright init: error: ") and says in result.stderr
     assert "Traceback" not in result.output and not (tmp_path / "design.yaml").exists()
+
+
+def test_init_from_a_table_the_file_does_not_hold_is_input_error(tmp_path: Path) -> None:
+    db = tmp_path / "data.db"
+    _fill(tablewright.connect(db), "events")
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "new"), "--db", str(db), "--table", "nope"])
+    assert result.exit_code == 2 and "ResourceNotFoundException" in result.stderr, result.output
+
+
+@contextlib.contextmanager
+def _read_only(folder: Path) -> Iterator[None]:
+    """The folder and its files made unwritable: chmod, or as root (where chmod does not bind) the
+    immutable attribute."""
+    paths = [*folder.iterdir(), folder]
+    if os.geteuid() != 0:
+        for path in paths:
+            path.chmod(0o555)
+        yield
+        return
+    subprocess.run(["chattr", "+i", *map(str, paths)], check=True)
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", *map(str, paths)], check=True)
+
+
+def test_init_reads_a_database_it_may_not_write(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    with tablewright.engine.Engine(str(shared / "data.db")) as engine:
+        _fill(tablewright.connect(engine=engine), "events")
+    with _read_only(shared):
+        result = CliRunner().invoke(main, ["init", str(tmp_path / "new"), "--db", str(shared / "data.db")])
+    assert result.exit_code == 0, result.output
+    assert "events" in load(tmp_path / "new" / "design.yaml").tables

@@ -6,18 +6,24 @@ ends in one stderr line ``tablewright <command>: error: ...`` and the decided ex
 from __future__ import annotations
 
 import hashlib
+import http.server
+import os
 import re
 import shutil
 import socket
 import sqlite3
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import boto3
+import botocore.exceptions
 import pytest
 import yaml
 from botocore.config import Config
 
+import tablewright
 from tablewright.engine import Engine
 
 from ._support import COMMAND, one_line_error, run
@@ -206,6 +212,83 @@ def test_an_unreachable_endpoint_is_an_operational_error(tmp_path: Path) -> None
     assert result.returncode in (1, 3) and "Traceback" not in result.stderr, result.stderr
 
 
+class _Silent:
+    """A TCP server that accepts every connection and never answers a byte (a hung endpoint)."""
+
+    def __enter__(self) -> str:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def __exit__(self, *_: object) -> None:
+        self.listener.close()
+
+
+def test_an_endpoint_that_never_answers_ends_in_seconds_not_minutes() -> None:
+    # botocore alone would wait 60 s per attempt; the endpoint defaults give up after 15 s without a
+    # byte. One attempt (AWS_MAX_ATTEMPTS, which the defaults leave to the user) keeps the test short.
+    with _Silent() as url:
+        started = time.monotonic()
+        result = run("import", "--from", "endpoint", "--endpoint", url, env={"AWS_MAX_ATTEMPTS": "1"})
+        waited = time.monotonic() - started
+    one_line_error(result, "import", 3, url, "Read timeout")
+    assert 14 < waited < 40, waited
+
+
+def test_a_callers_own_timeouts_win_over_the_endpoint_defaults() -> None:
+    client = tablewright.connect(endpoint_url="http://127.0.0.1:1")
+    assert (client.meta.config.connect_timeout, client.meta.config.read_timeout) == (5, 15)
+    with _Silent() as url:
+        mine = tablewright.connect(
+            endpoint_url=url, config=Config(read_timeout=1, retries={"total_max_attempts": 2})
+        )
+        assert (mine.meta.config.connect_timeout, mine.meta.config.read_timeout) == (5, 1)
+        started = time.monotonic()
+        with pytest.raises(botocore.exceptions.ReadTimeoutError):
+            mine.list_tables()
+        assert time.monotonic() - started < 10
+
+
+class _WebPage(http.server.BaseHTTPRequestHandler):
+    """A web server, not DynamoDB: every POST gets a long HTML error page."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+        body = (
+            "<!DOCTYPE html><html><head><title>Bad Gateway</title></head><body>" + "<p>x</p>" * 400
+        ).encode()
+        self.send_response(502)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["import", "--from", "endpoint", "--endpoint"],
+        ["init", "-y", "--from-endpoint"],
+        ["check", str(ROOT / "examples" / "van-telemetry"), "--endpoint"],
+    ],
+)
+def test_an_endpoint_that_is_a_web_server_is_said_in_one_short_line(
+    tmp_path: Path, command: list[str]
+) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _WebPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = run(*command, url, cwd=tmp_path, env={"AWS_MAX_ATTEMPTS": "1"})
+    finally:
+        server.shutdown()
+    line = one_line_error(result, command[0], 3, "HTTP 502 and no DynamoDB error", "Bad Gateway")
+    assert "<" not in line and len(line) < 400, line
+
+
 def test_an_endpoint_refusing_the_credentials_is_an_operational_error(tmp_path: Path) -> None:
     auth = tmp_path / "auth.yaml"
     auth.write_text("credentials:\n  - {access_key_id: AKIDTEAM, secret_access_key: team-secret}\n")
@@ -296,6 +379,85 @@ def test_input_nested_thousands_deep_is_input_error(tmp_path: Path, command: lis
     linted = run("lint", str(deep))  # a design's loader says where
     assert linted.returncode == 2 and "Traceback" not in linted.stderr
     assert f"{deep}:1:1: error TW001 YAML syntax: nested too deeply to be a design" in linted.stdout
+
+
+# Each command that reads an input file, and the arguments that make it read /dev/zero (which never
+# ends) or a file too large to be one.
+_READERS = {
+    "lint": lambda f: ["lint", f],
+    "cost": lambda f: ["cost", f],
+    "check": lambda f: ["check", f],
+    "explore": lambda f: ["explore", f],
+    "export": lambda f: ["export", "--to", "markdown", f],
+    "import-cloudformation": lambda f: ["import", "--from", "cloudformation", f],
+    "import-terraform": lambda f: ["import", "--from", "terraform", f],
+    "import-workbench": lambda f: ["import", "--from", "nosql-workbench", f],
+    "cost-prices": lambda f: ["cost", "--prices", f, str(VAN)],
+}
+
+
+@pytest.mark.parametrize("reader", sorted(_READERS))
+def test_a_device_given_as_an_input_file_is_refused_not_read_forever(reader: str) -> None:
+    args = _READERS[reader]("/dev/zero")
+    one_line_error(run(*args, timeout=30), args[0], 2, "/dev/zero: not a")
+
+
+@pytest.mark.parametrize("reader", ["lint", "export", "import-cloudformation", "cost-prices"])
+def test_an_input_file_over_64_mib_is_refused_before_it_is_parsed(tmp_path: Path, reader: str) -> None:
+    huge = tmp_path / "huge.yaml"
+    with huge.open("wb") as sparse:  # a sparse file: no disk taken, all of it read if nothing stops it
+        sparse.truncate(64 * 1024 * 1024 + 1)
+    args = _READERS[reader](str(huge))
+    one_line_error(run(*args, timeout=60), args[0], 2, f"{huge}: larger than 64 MiB")
+
+
+def test_a_design_read_from_a_pipe_is_linted_like_the_file(tmp_path: Path) -> None:
+    # `tablewright lint <(generate)` names a FIFO: read to its end, not refused as a device.
+    fifo = tmp_path / "design.yaml"
+    os.mkfifo(fifo)
+    linting = subprocess.Popen([*COMMAND, "lint", str(fifo)], stdout=subprocess.PIPE, text=True)
+    with fifo.open("w") as writer:
+        writer.write(VAN.read_text())
+    out, _ = linting.communicate(timeout=60)
+    assert linting.returncode in (0, 1) and "errors" in out, out
+
+
+def test_a_migration_plan_that_is_neither_python_nor_yaml_is_named() -> None:
+    one_line_error(run("migrate", "/dev/null", "--dry-run"), "migrate", 2, "/dev/null: a plan is a .py file")
+
+
+@pytest.mark.parametrize("character", ["\x00", "\x07", "\ufffe"])
+def test_a_character_yaml_refuses_is_placed_at_its_line_and_column(tmp_path: Path, character: str) -> None:
+    design = tmp_path / "design.yaml"
+    design.write_text(f"tables:\n  t{character}: {{}}\n", encoding="utf-8")
+    said = f"{design}:2:4: error: YAML syntax: the character U+{ord(character):04X} is not allowed"
+    for command in (["cost"], ["check"], ["export", "--to", "markdown"]):
+        result = run(*command, str(design))  # check reports it on stdout, with the designs it checked
+        assert result.returncode == 2 and said in result.stdout + result.stderr, result.stderr
+    linted = run("lint", str(design))
+    assert f"{design}:2:4: error TW001 YAML syntax: the character U+{ord(character):04X}" in linted.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [("name: p\x00\nsteps: []\n", ":1:8: not YAML: the character U+0000"), ("steps: [\n", ":2:1: not YAML:")],
+)
+def test_a_yaml_input_file_that_does_not_parse_is_named_with_its_line(
+    tmp_path: Path, content: str, where: str
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(content)
+    one_line_error(run("migrate", str(broken), "--dry-run"), "migrate", 2, f"{broken}{where}")
+    one_line_error(run("cost", "--prices", str(broken), str(VAN)), "cost", 2, f"{broken}{where}")
+    design = tmp_path / "van.yaml"
+    shutil.copy(VAN, design)
+    (tmp_path / "van.lint.yaml").write_text(content)
+    linted = run("lint", str(design))  # a sidecar that does not parse is a finding on its design
+    assert linted.returncode == 2 and f"TW002 sidecar: {tmp_path / 'van.lint.yaml'}{where}" in linted.stdout
+
+
+def test_a_read_that_fails_after_the_open_names_the_file() -> None:
+    one_line_error(run("lint", "/proc/self/mem"), "lint", 3, "/proc/self/mem: Input/output error")
 
 
 def test_cost_of_a_design_that_does_not_load_is_input_error(tmp_path: Path) -> None:

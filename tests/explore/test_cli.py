@@ -43,7 +43,8 @@ def test_unusable_input_exits_2_with_one_line(tmp_path):
         (("--endpoint", "localhost:8000"), "is not an http(s) URL"),
         (("--db", "x.db", "--endpoint", "http://127.0.0.1:1"), "not both"),
         ((str(broken),), "broken.yaml:4"),
-        ((str(empty),), "no design files found"),
+        ((str(empty),), "no design.yaml and no design files in this folder"),
+        (("/dev/null",), "/dev/null: not a design file or folder"),
     ]
     for args, message in cases:
         result = _explore(*args)

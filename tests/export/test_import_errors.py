@@ -44,6 +44,24 @@ UNREADABLE = [
     ("list.yaml", "- 1\n- 2\n", "sam", "holds a list"),
     ("broken.yaml", "Resources:\n  T: {Type: [\n", "cloudformation", "not valid YAML"),
     ("broken.json", '{"Resources": {', "cloudformation", "not valid JSON"),
+    (
+        "twice.yaml",
+        TABLE.replace("      KeySchema:", "      TableName: one\n      TableName: two\n      KeySchema:"),
+        "cloudformation",
+        "the key 'TableName' is written twice in one mapping at line",
+    ),
+    (
+        "twice.json",
+        '{"Resources": {"T": {"Type": "AWS::DynamoDB::Table", "Type": "AWS::SQS::Queue"}}}',
+        "cloudformation",
+        "the key 'Type' is written twice in one object",
+    ),
+    (
+        "model.json",
+        '{"ModelName": "m", "DataModel": [], "DataModel": []}',
+        "nosql-workbench",
+        "written twice",
+    ),
     ("binary.yaml", b"\x00\xff\xfe\x00", "cloudformation", "not a text file"),
     ("empty.yaml", "", "cloudformation", "holds nothing"),
     ("queue.yaml", "Resources: {Q: {Type: AWS::SQS::Queue}}\n", "cloudformation", "found 1 other resource"),
@@ -364,3 +382,75 @@ def test_windows_line_endings_and_a_byte_order_mark_read_the_same(
     again = runner.invoke(main, ["import", str(windows), "--from", fmt])
     assert again.exit_code == plain.exit_code == 0, again.stderr
     assert again.stdout.replace(windows.name, "X") == plain.stdout.replace(Path(source).name, "X")
+
+
+TYPED_VARIABLES = """
+variable "tables" {
+  type = map(object({
+    hash_key = string
+    billing  = optional(string, "PAY_PER_REQUEST")
+    stream   = optional(string)
+    rcu      = optional(number, " 05 ")
+    pitr     = optional(bool, "true")
+    extra    = optional(list(string), [])
+  }))
+  default = {
+    orders  = { hash_key = "pk", ignored = "dropped by the type" }
+    billing = { hash_key = "id", billing = "PROVISIONED", stream = "NEW_IMAGE", rcu = "3", pitr = null }
+  }
+}
+
+resource "aws_dynamodb_table" "t" {
+  for_each         = var.tables
+  name             = each.key
+  billing_mode     = each.value.billing
+  hash_key         = each.value.hash_key
+  read_capacity    = each.value.billing == "PROVISIONED" ? each.value.rcu : null
+  write_capacity   = each.value.billing == "PROVISIONED" ? 1 : null
+  stream_enabled   = each.value.stream != null
+  stream_view_type = each.value.stream
+  point_in_time_recovery {
+    enabled = each.value.pitr
+  }
+  attribute {
+    name = each.value.hash_key
+    type = "S"
+  }
+}
+"""
+
+
+def test_a_variables_type_gives_omitted_optional_attributes_their_defaults(tmp_path: Path) -> None:
+    # Terraform fills optional(T, default) and optional(T) (null) before any expression reads them, and
+    # converts "05" to a number and "true" to a bool; a null given for an optional takes its default.
+    code, stderr, out = _run(tmp_path, "main.tf", TYPED_VARIABLES, "terraform")
+    assert code == 0, stderr
+    tables = load(out).tables
+    orders, billing = tables["orders"], tables["billing"]
+    assert (orders.billing.mode, orders.stream, orders.pitr) == ("on_demand", None, True)
+    assert (billing.billing.mode, billing.billing.read, billing.stream, billing.pitr) == (
+        "provisioned",
+        3,
+        "NEW_IMAGE",
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "said"),
+    [
+        (
+            'orders  = { hash_key = "pk",',
+            "orders  = {",
+            "var.tables['orders'] (the attribute hash_key is required",
+        ),
+        ('rcu = "3"', 'rcu = "three"', "'three' is not a number"),
+        ("optional(string)", "optional(stringg)", "a type constraint not read at import"),
+    ],
+)
+def test_a_value_its_variables_type_refuses_is_named(
+    tmp_path: Path, replace: str, by: str, said: str
+) -> None:
+    assert replace in TYPED_VARIABLES
+    code, stderr, out = _run(tmp_path, "main.tf", TYPED_VARIABLES.replace(replace, by), "terraform")
+    assert code == 2 and not out.exists() and said in stderr, stderr

@@ -38,6 +38,7 @@ NARROW = {
     ("tablewright.runtime.tables", "export"),
     ("tablewright.migrate.io", "engine"),
     ("tablewright.migrate.steps", "export"),
+    ("tablewright.migrate.io", "export"),
 }
 
 

@@ -83,3 +83,28 @@ def test_chunked_batch_cannot_overwrite_another_batch(sensor):
     with pytest.raises(ConflictError, match="Reading"):
         sensor.put_many("Reading", _batch(100), idempotency_key="b2")
     assert _count(sensor) == (100, 1)
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (5, "is not an idempotency key"),
+        (True, "is not an idempotency key"),
+        ({"id": 1}, "is not an idempotency key"),
+        ("  ", "is not an idempotency key"),
+        ("\ud800", "not UTF-8 text"),
+        ("k" * 1025, "1025 bytes"),
+    ],
+    ids=["int", "bool", "dict", "blank", "surrogate", "too-long"],
+)
+def test_an_explicit_idempotency_key_that_is_not_a_request_id_is_refused(sensor, key, said):
+    from tablewright.runtime import ValidationError
+
+    # 5 and "5" (or True and "True") would share one marker: the second write would be skipped.
+    with pytest.raises(ValidationError, match=said):
+        sensor.put_many("Reading", _batch(2), idempotency_key=key)
+    with pytest.raises(ValidationError, match=said):
+        sensor.transact([sensor.tx_put("Reading", _batch(1)[0])], idempotency_key=key)
+    assert _count(sensor) == (0, 0)
+    sensor.put_many("Reading", _batch(2), idempotency_key="5")
+    assert _count(sensor) == (2, 1)

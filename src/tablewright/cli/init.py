@@ -123,21 +123,15 @@ def init(
 def _from_tables(
     endpoint: str | None, db: str | None, tables: list[str], name: str, samples: int
 ) -> tuple[dict, str]:
-    from botocore.exceptions import BotoCoreError, ClientError
-
     import tablewright
     from tablewright.imports.sampled import design_from_endpoint
 
-    if db is not None and not Path(db).is_file():
-        _fail(f"{db}: no such database file", 2)
     source = endpoint or db
-    try:
-        client = tablewright.connect(db, endpoint_url=endpoint)
-        data = design_from_endpoint(client, tables or None, name, samples)
-    except ClientError as exc:
-        _fail(f"{source}: {exc.response['Error'].get('Message') or exc}", 3)
-    except (BotoCoreError, ValueError) as exc:
-        _fail(f"{source}: {exc}", 3)
+    # What goes wrong goes to the command's error rules (docs/cli.md): a missing file, a URL that is
+    # not one or a table that does not exist is 2, an unreachable endpoint or a refused call 3. The
+    # file is only read, so it is opened read-only: a file others may read but not write is enough.
+    client = tablewright.connect(db, endpoint_url=endpoint, read_only=db is not None)
+    data = design_from_endpoint(client, tables or None, name, samples)
     if not data["tables"]:
         _fail(f"{source} has no tables to start from", 2)
     return data, f"from the tables of {source}"

@@ -84,7 +84,9 @@ def migrate(
     try:
         plan = load_plan(plan_path)
     except (ValueError, KeyError, ImportError, SyntaxError, OSError) as error:
-        raise CommandError(f"{plan_path}: {' '.join(str(error).split())}") from None
+        message = " ".join(str(error).split())
+        named = message.startswith((str(plan_path), str(Path(plan_path).resolve())))
+        raise CommandError(message if named else f"{plan_path}: {message}") from None
     if report_path:
         _check_writable(report_path)  # before the plan changes anything: not found out at the end
     client = tablewright.connect(db, endpoint_url=endpoint_url, read_only=read_only)

@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from ..design.yamlsource import YAMLFileError, read_yaml
+
 
 @dataclass(frozen=True)
 class Prices:
@@ -116,11 +118,10 @@ def load_prices(path: str | Path | None = None) -> Prices:
     """
     if path is None:
         return default_prices()
-    text = Path(path).read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise PricesError(f"{path}: not YAML: {' '.join(str(error).split())}") from None
+        data = read_yaml(path)
+    except YAMLFileError as error:
+        raise PricesError(str(error)) from None
     if not isinstance(data, dict):
         raise PricesError(f"{path}: expected a mapping of prices like the shipped prices.yaml")
     try:

@@ -215,7 +215,7 @@ def infer_precision(attr: Attribute) -> str:
     ``...:\\d{2}Z$`` is seconds); otherwise seconds, the precision the runtime has always written
     ``created_at``/``updated_at`` in.
     """
-    if attr.pattern:
+    if isinstance(attr.pattern, str) and attr.pattern:  # another kind is the schema's to report
         try:
             regex = pattern_regex(attr.pattern)
         except re.error:

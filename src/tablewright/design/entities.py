@@ -17,7 +17,7 @@ from .timeutil import (
     normalise_rfc3339,
     to_datetime,
 )
-from .validators import Violation, check_attribute
+from .validators import Violation, check_attribute, unstorable
 
 ATTRIBUTE_TYPES = (
     "string",
@@ -168,8 +168,14 @@ class Entity:
                         Violation(self.name, name, "required", f"{name} is required but missing")
                     )
                 continue
-            for path, rule, message in attr.validate(values[name]):
-                violations.append(Violation(self.name, path, rule, message))
+            broken = [
+                Violation(self.name, path, rule, message)
+                for path, rule, message in attr.validate(values[name])
+            ]
+            violations += broken or self._unstorable(name, values[name])
+        for name, value in values.items():
+            if name not in self.attributes:
+                violations += self._unstorable(name, value)
         if not self.additional_attributes:
             allowed = set(self.attributes) | {self.entity_type_attribute} | self._key_names()
             for name in values:
@@ -200,7 +206,9 @@ class Entity:
         the item (``created_at`` is only set then). Index keys are added only where they compose.
         """
         moment = to_datetime(now or datetime.now(UTC))
-        item = self.normalise(values)
+        # None for an attribute that may not be NULL means "not given" (validate reads it so): it is
+        # left out, so a default applies and nothing is stored as NULL, on an update: removed.
+        item = {n: v for n, v in self.normalise(values).items() if v is not None or self._may_be_null(n)}
         for name, attr in self.attributes.items():
             if name not in item and attr.default is not None:
                 item[name] = attr.default
@@ -216,6 +224,13 @@ class Entity:
             if key:
                 item.update(key)
         return item
+
+    def _unstorable(self, name: str, value: object) -> list[Violation]:
+        return [Violation(self.name, path, "number", message) for path, message in unstorable(value, name)]
+
+    def _may_be_null(self, name: str) -> bool:
+        attr = self.attributes.get(name)
+        return attr is None or attr.nullable or attr.type == "null"
 
     def normalise(self, values: Mapping[str, object]) -> dict[str, object]:
         """``values`` with each timestamp string in its attribute's declared precision.

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from .errors import Problem
+from .files import read_text
 
 
 def _resources(data: Mapping[str, Any]) -> bool:
@@ -77,7 +78,7 @@ def format_of_path(path: str | Path) -> tuple[str, str] | None:
     if path.is_dir():
         return TERRAFORM if any(path.glob("*.tf")) or any(path.glob("*.tf.json")) else None
     try:
-        return format_of_text(path.read_text(encoding="utf-8"), path.name)
+        return format_of_text(read_text(path), path.name)
     except (OSError, UnicodeDecodeError):
         return None
 

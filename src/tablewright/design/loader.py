@@ -18,6 +18,7 @@ from .builder import build_design
 from .checks import check_design
 from .conventions import check_conventions
 from .errors import DesignError, Problem
+from .files import read_text
 from .foreign import foreign_problem, format_of_mapping, format_of_text
 from .issues import Issues, suggest
 from .model import Design
@@ -34,7 +35,7 @@ def load(path: str | FilePath) -> Design:
     """Load a design file; raises ``DesignError`` listing every problem."""
     file = FilePath(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text(file)
     except UnicodeDecodeError as exc:  # a binary or otherwise non-UTF-8 file is not a design
         raise DesignError(
             [

@@ -37,7 +37,48 @@ class Violation:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | Decimal) and not isinstance(value, bool)
+    if isinstance(value, Decimal):
+        return value.is_finite()  # NaN and Infinity are no DynamoDB numbers (and break comparisons)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# DynamoDB's numbers: zero, or up to 38 significant digits at a magnitude from 1E-130 to
+# 9.9999999999999999999999999999999999999E+125 (positive or negative).
+MAX_DIGITS, MIN_EXPONENT, MAX_EXPONENT = 38, -130, 125
+
+
+def number_problem(value: int | Decimal) -> str | None:
+    """Why DynamoDB cannot store ``value``, or None. Trailing zeros are no digits of precision."""
+    number = Decimal(value)
+    if not number.is_finite():
+        return f"{value} is not a finite number"
+    if number.is_zero():
+        return None
+    digits = "".join(map(str, number.as_tuple().digits)).strip("0")
+    if len(digits) > MAX_DIGITS:
+        return f"{len(digits)} significant digits: DynamoDB stores at most {MAX_DIGITS}"
+    if not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
+        return f"magnitude 1E{number.adjusted():+d}: DynamoDB stores 1E-130 to 9.99...E+125"
+    return None
+
+
+def unstorable(value: object, path: str) -> list[tuple[str, str]]:
+    """``(path, message)`` for each number in ``value`` (nested in maps, lists and sets too) that
+    DynamoDB cannot store, and each float, which would be stored as some other number."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | bytes | bytearray):
+        return []
+    if isinstance(value, int | Decimal):
+        problem = number_problem(value)
+        return [(path, problem)] if problem else []
+    if isinstance(value, float):
+        return [(path, f"{value!r} is a float: store numbers as int or Decimal")]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in unstorable(item, f"{path}.{key}")]
+    if isinstance(value, list | tuple):
+        return [found for i, item in enumerate(value) for found in unstorable(item, f"{path}[{i}]")]
+    if isinstance(value, set | frozenset):
+        return [found for item in value for found in unstorable(item, path)]
+    return []
 
 
 def _set_of(check: Callable[[object], bool]) -> Callable[[object], bool]:
@@ -58,7 +99,7 @@ TYPE_CHECKS: dict[str, Callable[[object], bool]] = {
     "null": lambda v: v is None,
 }
 TYPE_HINTS: dict[str, str] = {
-    "number": "an int or Decimal (float is not stored: it loses precision)",
+    "number": "a finite int or Decimal (float is not stored: it loses precision)",
     "string_set": "a non-empty set of str",
     "number_set": "a non-empty set of int/Decimal",
     "binary_set": "a non-empty set of bytes",

@@ -7,9 +7,12 @@ which PyYAML would silently overwrite, are reported. Merge keys (``<<: *defaults
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import yaml
+
+from .files import read_text
 
 Path = tuple[object, ...]
 
@@ -51,6 +54,8 @@ def load_source(text: str, file: str) -> Source:
         raise yaml.constructor.ConstructorError(
             None, None, f"nested too deeply to be a design (more than {MAX_DEPTH} levels)", None
         ) from None
+    except yaml.reader.ReaderError as exc:  # PyYAML says where as an offset, without file or line
+        raise _marked(exc, text, file) from None
     source = Source(file, None)
     if node is None:
         source.data = {}
@@ -58,6 +63,39 @@ def load_source(text: str, file: str) -> Source:
     constructor = yaml.SafeLoader("")
     source.data = _convert(node, (), source, constructor)
     return source
+
+
+def _marked(error: yaml.reader.ReaderError, text: str, file: str) -> yaml.MarkedYAMLError:
+    """A character YAML refuses (a NUL, a control character), marked at its line and column."""
+    line = text.count("\n", 0, error.position)
+    column = error.position - (text.rfind("\n", 0, error.position) + 1)
+    character = error.character if isinstance(error.character, str) else chr(error.character)
+    problem = f"the character U+{ord(character):04X} is not allowed in YAML"
+    return yaml.MarkedYAMLError(
+        problem=problem, problem_mark=yaml.Mark(file, error.position, line, column, None, None)
+    )
+
+
+class YAMLFileError(ValueError):
+    """A YAML input file (a plan, a price list, a lint sidecar) that does not parse; the message
+    names the file, and the line and column where PyYAML says."""
+
+
+def read_yaml(path: str | os.PathLike) -> object:
+    """The data of a small YAML input file (read with :func:`tablewright.design.files.read_text`)."""
+    text = read_text(path)
+    try:
+        return yaml.safe_load(text)
+    except yaml.reader.ReaderError as exc:
+        error: yaml.YAMLError = _marked(exc, text, str(path))
+    except RecursionError:
+        raise YAMLFileError(f"{path}: nested too deeply to be read") from None
+    except yaml.YAMLError as exc:
+        error = exc
+    mark = getattr(error, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+    problem = getattr(error, "problem", None) or error
+    raise YAMLFileError(f"{where}: not YAML: {' '.join(str(problem).split())}") from None
 
 
 def _mark(node: yaml.Node) -> tuple[int, int]:

@@ -80,6 +80,12 @@ def inspect(path: str, *, read_only: bool = False, schema: frozenset[str] = froz
     return found if read_only else _writable(file, found)
 
 
+# Commands that can open a file they may not write offer --read-only; Python callers pass read_only.
+_READ_ONLY_HINT = (
+    "to only read it, open it read-only: serve --read-only, migrate --dry-run --read-only, read_only=True"
+)
+
+
 def _check_directory(file: Path, read_only: bool) -> None:
     directory = file.parent
     if not directory.exists():
@@ -90,7 +96,7 @@ def _check_directory(file: Path, read_only: bool) -> None:
         raise DatabaseUnavailable(
             str(file),
             f"directory {directory} is not writable: SQLite creates {file.name}-wal and {file.name}-shm "
-            "beside the database (to only read it, open it read-only: serve --read-only)",
+            f"beside the database ({_READ_ONLY_HINT})",
         )
 
 
@@ -98,7 +104,7 @@ def _writable(file: Path, found: Found) -> Found:
     if not os.access(file, os.W_OK):
         raise DatabaseUnavailable(
             str(file),
-            f"{file} is not writable (permission denied; to only read it, open it read-only: serve --read-only)",
+            f"{file} is not writable (permission denied; {_READ_ONLY_HINT})",
         )
     return found
 

@@ -110,12 +110,7 @@ def open_explorer(
     scale: float = 1.0,
 ) -> Explorer:
     """Connect, load every design under ``paths`` and, on a fresh engine, its sample data."""
-    try:
-        examples = find_examples(paths)
-    except FileNotFoundError as exc:
-        raise ExploreError(str(exc)) from None
-    if paths and not examples:
-        raise ExploreError(f"no design files found in {', '.join(map(str, paths))}")
+    examples = find_examples(paths)  # OSError naming the path; a folder without designs is one
     designs = []
     for example in examples:
         try:

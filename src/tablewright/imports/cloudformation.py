@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from ..design.files import read_text
 from ..export.cloudformation import FIELDS, METADATA, RESOURCE_TYPE
 from ..export.settings import design_values
 from . import foreach, global_table, sam
@@ -33,7 +34,23 @@ from .writer import Imported, ImportedTable
 
 
 class _TolerantLoader(yaml.SafeLoader):
-    """A YAML loader that reads ``!Tag value`` as ``{"Fn::Tag": value}`` (``!Ref`` as ``{"Ref": ...}``)."""
+    """A YAML loader that reads ``!Tag value`` as ``{"Fn::Tag": value}`` (``!Ref`` as ``{"Ref": ...}``),
+    and refuses a key written twice in one mapping, which PyYAML would settle by keeping the last."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` may be overridden: that is what a merge is for
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool):
+                continue  # an unhashable key: construct_mapping refuses it below
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is written twice in one mapping", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
@@ -51,22 +68,39 @@ def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any
 
 _TolerantLoader.add_multi_constructor("!", _tag)
 
+
+class DuplicateKey(ValueError):
+    """A JSON object with a key written twice (``json`` would keep the last in silence)."""
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads``: an object, refusing a key written twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"the key {key!r} is written twice in one object")
+        out[key] = value
+    return out
+
+
 _KINDS = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number"}
 
 
 def read_document(path: Path) -> dict[str, Any]:
     """A YAML or JSON file as a mapping; ``ValueError`` naming the file and what is wrong."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the text
+        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8)") from None
     try:
         if text.lstrip().startswith("{"):
-            body = json.loads(text)
+            body = json.loads(text, object_pairs_hook=unique_pairs)
         else:
             body = yaml.load(text, Loader=_TolerantLoader)  # noqa: S506  (a SafeLoader subclass)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not valid JSON: {error.msg} at line {error.lineno}") from None
+    except DuplicateKey as error:
+        raise ValueError(f"{path}: {error}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

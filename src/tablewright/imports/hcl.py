@@ -22,6 +22,7 @@ import hcl2
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
+from ..design.files import read_text
 from .hcl_functions import FUNCTIONS, as_text
 
 
@@ -62,7 +63,7 @@ class Block:
 def parse_file(path: Path) -> Tree:
     """A ``.tf`` file's Lark tree; ``ValueError`` naming the file, line and column on bad syntax."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the text
+        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8)") from None
     try:
@@ -188,7 +189,8 @@ def _variable(scope: Scope, name: str) -> Any:
     return value
 
 
-def _trees(node: Tree) -> list[Tree]:
+def subtrees(node: Tree) -> list[Tree]:
+    """A node's child trees, comments and line breaks left out."""
     return [c for c in node.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
 
 
@@ -222,7 +224,7 @@ def _unescape(text: str) -> str:
 def _string(node: Tree, scope: Scope) -> Any:
     parts = [p.children[0] for p in node.children if isinstance(p, Tree)]
     if len(parts) == 1 and isinstance(parts[0], Tree) and parts[0].data == "interpolation":
-        return evaluate(_trees(parts[0])[0], scope)  # "${x}" keeps x's type
+        return evaluate(subtrees(parts[0])[0], scope)  # "${x}" keeps x's type
     out = []
     for part in parts:
         if isinstance(part, Token):
@@ -231,7 +233,7 @@ def _string(node: Tree, scope: Scope) -> Any:
                 text[1:] if part.type in ("ESCAPED_INTERPOLATION", "ESCAPED_DIRECTIVE") else _unescape(text)
             )
         elif part.data == "interpolation":
-            out.append(as_text(evaluate(_trees(part)[0], scope)))
+            out.append(as_text(evaluate(subtrees(part)[0], scope)))
         else:
             raise Unresolved(node, "template directives are not evaluated")
     return "".join(out)
@@ -251,10 +253,10 @@ def _heredoc(node: Tree, _: Scope) -> str:
 
 def _object(node: Tree, scope: Scope) -> dict[str, Any]:
     out = {}
-    for element in _trees(node):
-        key_node, value_node = _trees(element)
-        key_expression = _trees(key_node)[0] if _trees(key_node) else key_node
-        inner = _trees(key_expression)
+    for element in subtrees(node):
+        key_node, value_node = subtrees(element)
+        key_expression = subtrees(key_node)[0] if subtrees(key_node) else key_node
+        inner = subtrees(key_expression)
         bare = key_expression.data == "expr_term" and len(inner) == 1 and inner[0].data == "identifier"
         key = str(inner[0].children[0]) if bare else as_text(evaluate(key_expression, scope))
         out[key] = evaluate(value_node, scope)
@@ -262,9 +264,9 @@ def _object(node: Tree, scope: Scope) -> dict[str, Any]:
 
 
 def _get_attr(node: Tree, scope: Scope) -> Any:
-    base, attribute = _trees(node)
+    base, attribute = subtrees(node)
     value = evaluate(base, scope)
-    name = _name(_trees(attribute)[0])
+    name = _name(subtrees(attribute)[0])
     try:
         return value[name]
     except Unresolved:
@@ -274,9 +276,9 @@ def _get_attr(node: Tree, scope: Scope) -> Any:
 
 
 def _index(node: Tree, scope: Scope) -> Any:
-    base, index = _trees(node)
+    base, index = subtrees(node)
     value = evaluate(base, scope)
-    key = evaluate(_trees(index)[0], scope) if index.data == "braces_index" else int(index.children[1])
+    key = evaluate(subtrees(index)[0], scope) if index.data == "braces_index" else int(index.children[1])
     try:
         return value[int(key) if isinstance(value, list) else key]
     except (KeyError, TypeError, IndexError, ValueError):
@@ -301,42 +303,42 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def _binary(node: Tree, scope: Scope) -> Any:
-    left, term = _trees(node)
-    symbol_node, right = _trees(term)
+    left, term = subtrees(node)
+    symbol_node, right = subtrees(term)
     result = _OPERATORS[str(symbol_node.children[0]).strip()](evaluate(left, scope), evaluate(right, scope))
     return int(result) if isinstance(result, float) and result.is_integer() else result
 
 
 def _unary(node: Tree, scope: Scope) -> Any:
-    value = evaluate(_trees(node)[0], scope)
+    value = evaluate(subtrees(node)[0], scope)
     return -value if str(node.children[0]) == "-" else not value
 
 
 def _conditional(node: Tree, scope: Scope) -> Any:
-    condition, when_true, when_false = _trees(node)
+    condition, when_true, when_false = subtrees(node)
     return evaluate(when_true if evaluate(condition, scope) else when_false, scope)
 
 
 def _function(node: Tree, scope: Scope) -> Any:
-    name_node, *rest = _trees(node)
+    name_node, *rest = subtrees(node)
     name = str(name_node.children[0])
     function = FUNCTIONS.get(name)
     if function is None:
         raise Unresolved(node, f"the function {name} is not evaluated at import")
-    arguments = [evaluate(a, scope) for a in _trees(rest[0])] if rest else []
+    arguments = [evaluate(a, scope) for a in subtrees(rest[0])] if rest else []
     return function(*arguments)
 
 
 def _for(node: Tree, scope: Scope) -> Any:
-    intro, *parts = _trees(node)
-    names = [str(i.children[0]) for i in _trees(intro) if i.data == "identifier"]
-    collection = evaluate(_trees(intro)[-1], scope)
+    intro, *parts = subtrees(node)
+    names = [str(i.children[0]) for i in subtrees(intro) if i.data == "identifier"]
+    collection = evaluate(subtrees(intro)[-1], scope)
     condition = parts.pop() if parts and parts[-1].data == "for_cond" else None
     pairs = collection.items() if isinstance(collection, dict) else enumerate(collection)
     tuples, objects = [], {}
     for key, value in pairs:
         inner = scope.with_names(**dict(zip(names, [key, value] if len(names) == 2 else [value])))
-        if condition is not None and not evaluate(_trees(condition)[0], inner):
+        if condition is not None and not evaluate(subtrees(condition)[0], inner):
             continue
         if node.data == "for_tuple_expr":
             tuples.append(evaluate(parts[0], inner))
@@ -346,7 +348,7 @@ def _for(node: Tree, scope: Scope) -> Any:
 
 
 def _only_child(node: Tree, scope: Scope) -> Any:
-    return evaluate(_trees(node)[0], scope)
+    return evaluate(subtrees(node)[0], scope)
 
 
 def _number(node: Tree, _: Scope) -> Any:
@@ -369,7 +371,7 @@ EVALUATORS: dict[str, Callable[[Tree, Scope], Any]] = {
     "string": _string,
     "heredoc_template": _heredoc,
     "heredoc_template_trim": _heredoc,
-    "tuple": lambda node, scope: [evaluate(item, scope) for item in _trees(node)],
+    "tuple": lambda node, scope: [evaluate(item, scope) for item in subtrees(node)],
     "object": _object,
     "identifier": _root,
     "get_attr_expr_term": _get_attr,

@@ -13,14 +13,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
-
 from ..design.scaffold import snake
-from ..export.wire import KEY_TO_DESIGN
+from ..export.wire import KEY_TO_DESIGN, from_client
 from .endpoint import import_tables
 from .writer import logical_name, table_dict
-
-_DESERIALIZER = TypeDeserializer()
 
 
 def _yaml_value(value: Any) -> Any:
@@ -42,7 +38,7 @@ def _sample(client: Any, table: str, limit: int) -> list[dict[str, Any]]:
     items = client.scan(TableName=table, Limit=limit).get("Items", [])
     out = []
     for item in items:
-        plain = {k: _yaml_value(_DESERIALIZER.deserialize(v)) for k, v in item.items()}
+        plain = {k: _yaml_value(from_client(v)) for k, v in item.items()}
         out.append({k: v for k, v in plain.items() if v is not None})
     return out
 

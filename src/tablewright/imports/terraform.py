@@ -36,6 +36,7 @@ from .hcl import (
     top_level_attributes,
 )
 from .terraform_resources import join_companions
+from .terraform_types import typed
 from .writer import Imported, ImportedTable
 
 TABLE = "aws_dynamodb_table"
@@ -323,14 +324,20 @@ def _files(path: Path) -> list[Path]:
 
 def _variables(blocks: list[Block], folder: Path, scope: Scope) -> None:
     """Variable -> default; ``terraform.tfvars`` and ``*.auto.tfvars`` override, as Terraform does."""
+    types = {}
     for block in blocks:
         if block.type == "variable" and block.labels:
             default = block.arguments.get("default")
             scope.variables[block.labels[0]] = NO_DEFAULT if default is None else evaluate(default, scope)
+            if "type" in block.arguments:
+                types[block.labels[0]] = block.arguments["type"]
     for tfvars in [folder / "terraform.tfvars", *sorted(folder.glob("*.auto.tfvars"))]:
         if tfvars.is_file():
             for name, expression in top_level_attributes(parse_file(tfvars).children[0]).items():
                 scope.variables[name] = evaluate(expression, scope)
+    for name, constraint in types.items():  # optional attributes' defaults, conversions
+        if scope.variables.get(name, NO_DEFAULT) is not NO_DEFAULT:
+            scope.variables[name] = typed(scope.variables[name], constraint, scope, name)
 
 
 def _instances(label: str, block: Block, scope: Scope) -> list[tuple[str, Scope]]:

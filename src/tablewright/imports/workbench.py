@@ -21,8 +21,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..design.files import read_text
 from ..design.templates import KeyTemplate
 from ..export.wire import WIRE_TO_DESIGN
+from .cloudformation import DuplicateKey, unique_pairs
 from .writer import EntitySketch, Imported, ImportedTable, entity_name
 
 # NoSQL Workbench 3.13.5 (February 2025): "Capacity mode for default table settings is now on-demand".
@@ -306,9 +308,11 @@ def _unique_tables(path: Path, tables: list[ImportedTable]) -> None:
 def import_file(path: Path, **_: Any) -> Imported:
     """Every table of a Workbench model file."""
     try:
-        model = json.loads(path.read_text(encoding="utf-8"))
+        model = json.loads(read_text(path), object_pairs_hook=unique_pairs)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+    except DuplicateKey as error:
+        raise ValueError(f"{path}: {error}") from None
     if not isinstance(model, dict) or not isinstance(model.get("DataModel"), list):
         raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
     samples: dict[str, list[dict]] = {}

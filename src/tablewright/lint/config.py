@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from tablewright.design.yamlsource import YAMLFileError, read_yaml
 
 from .registry import SEVERITIES, resolve
 
@@ -164,4 +164,8 @@ def load_sidecar(design_path: str | Path) -> LintConfig:
     path = sidecar_for(design_path)
     if not path.exists():
         return LintConfig()
-    return LintConfig.from_mapping(yaml.safe_load(path.read_text(encoding="utf-8")))
+    try:
+        data = read_yaml(path)
+    except YAMLFileError as exc:
+        raise LintConfigError(str(exc)) from None
+    return LintConfig.from_mapping(data)

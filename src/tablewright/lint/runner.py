@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from tablewright.design import DesignError, load, loads
+from tablewright.design.files import read_text
 from tablewright.design.foreign import foreign_problem, format_of_text
 from tablewright.design.model import Design
 from tablewright.design.yamlsource import Source, load_source
@@ -83,7 +84,7 @@ def load_design(path: str | Path) -> Design:
     design = load(file)
     sidecar = sidecar_for(file)
     if sidecar.exists():
-        extra = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
+        extra = yaml.safe_load(read_text(sidecar))
         if isinstance(extra, dict):
             design.lint = {**design.lint, **extra}
     return design
@@ -169,7 +170,7 @@ def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Findin
             )
         ]
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text(file)
     except UnicodeDecodeError as exc:
         invalid = RULES["TW001"]
         message = f"not UTF-8 text (byte {exc.start}): not a design file"

@@ -12,12 +12,11 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.client import BaseClient
 
+from ..export.wire import from_client, to_client
 from .context import PlanFunctionError
 from .steps import Item, Merge, Put
 
@@ -67,33 +66,14 @@ def start_key(stored: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-_SERIALIZER = TypeSerializer()
-_DESERIALIZER = TypeDeserializer()
-
-
-def _plain(value: Any) -> Any:
-    """boto3's deserialised values as the design's Python values: integral numbers as ``int``, bytes."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else value
-    if isinstance(value, Binary):
-        return bytes(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return {_plain(v) for v in value}
-    return value
-
-
 def decode(raw: dict[str, Any]) -> Item:
-    """An item from the client's wire form."""
-    return {k: _plain(_DESERIALIZER.deserialize(v)) for k, v in raw.items()}
+    """An item from the client's wire form (numbers exactly as stored, integral ones as ``int``)."""
+    return {k: from_client(v) for k, v in raw.items()}
 
 
 def encode(item: Item) -> dict[str, Any]:
     """An item in the client's wire form (boto3 takes binary values as bytes)."""
-    return {k: _SERIALIZER.serialize(v) for k, v in item.items()}
+    return {k: to_client(v) for k, v in item.items()}
 
 
 def embedded_engine(client: Any) -> Any:

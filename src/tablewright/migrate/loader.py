@@ -20,8 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ..design.yamlsource import read_yaml
 from .steps import Backfill, Copy, CreateIndex, CreateTable, DeleteTable, Plan, Rename
 
 
@@ -114,7 +113,7 @@ def _checked_fields(kind: str, spec: Any) -> dict[str, Any]:
 
 
 def _yaml_plan(path: Path) -> Plan:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a plan is a mapping with `name:` and `steps:`, not {type(data).__name__}")
     entries = data.get("steps")
@@ -149,6 +148,8 @@ def load_plan(path: str | Path) -> Plan:
     file = Path(path).resolve()
     if file.suffix in (".yaml", ".yml"):
         return _yaml_plan(file)
+    if file.suffix != ".py":
+        raise ValueError(f"{path}: a plan is a .py file defining PLAN or a .yaml/.yml file")
     plan = getattr(_module(file), "PLAN", None)
     if not isinstance(plan, Plan):
         raise ValueError(f"{path}: defines no PLAN = Plan([...])")

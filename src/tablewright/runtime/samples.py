@@ -18,6 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ..design.files import design_files
+
 if TYPE_CHECKING:
     from .core import Runtime
     from .wire import Record
@@ -45,24 +47,8 @@ def _generator_for(design: Path) -> Path | None:
 
 def find_examples(paths: list[Path]) -> list[Example]:
     """Examples under the given paths: design files, example folders, folders of examples, or
-    folders of design files."""
-    found: list[Example] = []
-    for path in paths:
-        if path.is_file():
-            found.append(Example(path, _generator_for(path)))
-        elif (path / "design.yaml").is_file():
-            found.append(Example(path / "design.yaml", _generator_for(path / "design.yaml")))
-        elif path.is_dir():
-            # A folder of examples; failing that, a folder of loose design files.
-            designs = sorted(path.glob("*/design.yaml")) or sorted(
-                p
-                for p in path.glob("*.yaml")
-                if not p.name.endswith(".lint.yaml")  # sidecars are no designs
-            )
-            found += [Example(design, _generator_for(design)) for design in designs]
-        else:
-            raise FileNotFoundError(f"{path}: no such design file or folder")
-    return found
+    folders of design files (the paths :func:`tablewright.design.files.design_files` takes)."""
+    return [Example(design, _generator_for(design)) for design in design_files(paths)]
 
 
 def load_generator(path: Path) -> ModuleType:

@@ -22,7 +22,7 @@ from ..design.predicates import Predicate
 from ..design.validators import Violation
 from .conditions import condition_of
 from .errors import NotFoundError, RuntimeFailure, TransactionTooLargeError, ValidationError, in_operation
-from .writes import MAX_TRANSACTION_ACTIONS, Action, Plan, WriteResult, plan_text
+from .writes import MAX_TRANSACTION_ACTIONS, Action, Plan, WriteResult, check_idempotency_key, plan_text
 
 if TYPE_CHECKING:
     from .core import Runtime
@@ -104,6 +104,8 @@ def transact(rt: Runtime, ops: Sequence[TxOp], *, idempotency_key: object, now: 
         raise ValueError(
             f"unknown transaction operation(s) {unknown}: build them with rt.tx_put/replace/update/delete/check"
         )
+    if idempotency_key is not None:
+        check_idempotency_key(ops[0].entity, idempotency_key)
     return rt.writer.run(lambda: _plan(rt, ops, idempotency_key, now), _describe)
 
 

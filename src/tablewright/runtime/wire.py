@@ -1,8 +1,8 @@
 """Python values <-> DynamoDB wire values, and the Record type reads return.
 
-botocore's low-level client speaks wire-typed values (``{"S": "x"}``); boto3's serializer does the
-conversion but returns every number as ``Decimal`` and rejects nothing the design would. Here
-integral numbers come back as ``int`` so domain code and predicates compare naturally.
+botocore's low-level client speaks wire-typed values (``{"S": "x"}``). The conversion is
+``tablewright.export.wire``'s, not boto3's serializer: integral numbers come back as ``int`` so domain
+code and predicates compare naturally, and numbers are read exactly as DynamoDB stored them.
 """
 
 from __future__ import annotations
@@ -10,57 +10,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
-
-_SERIALIZER = TypeSerializer()
-_DESERIALIZER = TypeDeserializer()
+from ..export.wire import from_client, to_client
 
 
 def to_wire(value: object) -> dict:
-    """One Python value as a wire attribute value (``bytearray`` and tuples accepted)."""
-    if isinstance(value, bytearray):
-        value = bytes(value)
-    elif isinstance(value, tuple):
-        value = list(value)
-    elif isinstance(value, frozenset):
-        value = set(value)
-    elif isinstance(value, float):
+    """One Python value as a wire attribute value (``bytearray``, tuples and frozensets accepted)."""
+    if isinstance(value, float):
         # Callers should not store floats; parameters (e.g. a computed bound) may still be floats.
         value = Decimal(repr(value))
-    if isinstance(value, dict):
-        return {"M": {k: to_wire(v) for k, v in value.items()}}
-    if isinstance(value, list):
-        return {"L": [to_wire(v) for v in value]}
-    return _SERIALIZER.serialize(value)
+    return to_client(value)
 
 
 def item_to_wire(item: Mapping[str, object]) -> dict[str, dict]:
     """A whole item as a wire map."""
-    return {name: to_wire(value) for name, value in item.items()}
+    return {name: to_client(value) for name, value in item.items()}
 
 
 def from_wire(value: Mapping[str, object]) -> object:
-    """One wire attribute value as Python (integral numbers as ``int``, binary as ``bytes``)."""
-    return _plain(_DESERIALIZER.deserialize(value))
+    """One wire attribute value as Python (integral numbers as ``int``, binary as ``bytes``, every
+    number exactly as stored: boto3's deserializer refuses a stored 1E+100)."""
+    return from_client(dict(value))
 
 
 def item_from_wire(item: Mapping[str, Mapping[str, object]]) -> dict[str, object]:
     """A whole wire item as Python values."""
-    return {name: from_wire(value) for name, value in item.items()}
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else value
-    if isinstance(value, Binary):
-        return bytes(value.value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, set):
-        return {_plain(v) for v in value}
-    return value
+    return {name: from_client(value) for name, value in item.items()}  # type: ignore[arg-type]
 
 
 class Record(dict):

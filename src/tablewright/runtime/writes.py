@@ -513,10 +513,34 @@ def plan_text(plan: Plan) -> str:
     return f"1 transaction of {len(plan.actions)} actions"
 
 
+# The marker of a key is its text: keys of other types would share markers (5 and "5", True and
+# "True"), and a marker's partition key holds at most 2,048 bytes, the marker's own prefix included.
+MAX_IDEMPOTENCY_KEY_BYTES = 1024
+
+
+def check_idempotency_key(entity: str, key: object) -> None:
+    """Refuse an explicit idempotency key that is not one: a non-empty str of at most 1,024 bytes."""
+    problem = None
+    if not isinstance(key, str) or not key.strip():
+        problem = f"{key!r} is not an idempotency key: give a non-empty str (a request id)"
+    else:
+        try:
+            size = len(key.encode("utf-8"))
+        except UnicodeEncodeError:
+            size, problem = 0, f"{key!r} is not UTF-8 text (a lone surrogate)"
+        if size > MAX_IDEMPOTENCY_KEY_BYTES:
+            problem = f"{size} bytes: an idempotency key holds at most {MAX_IDEMPOTENCY_KEY_BYTES}"
+    if problem:
+        raise ValidationError(entity, [Violation(entity, "idempotency_key", "idempotency_key", problem)])
+
+
 def idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explicit: object) -> object:
     """The one idempotency key of a write: explicit, or the entity's idempotency attribute."""
-    if explicit is not None or not entity.idempotency_key:
+    if explicit is not None:
+        check_idempotency_key(entity.name, explicit)
         return explicit
+    if not entity.idempotency_key:
+        return None
     keys = {repr(item.get(entity.idempotency_key)): item.get(entity.idempotency_key) for item in items}
     keys.pop(repr(None), None)
     if len(keys) > 1:
