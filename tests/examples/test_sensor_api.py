@@ -425,7 +425,7 @@ def test_101_actions_are_more_than_dynamodb_allows(rt, device):
 def test_largest_batch_of_100_readings_is_written_once(rt, device):
     ts = [T0 + i * 300_000 for i in range(100)]
     result = ingest(rt, ts)
-    assert (result.status, result.plan) == ("accepted", "1 transaction of readings + marker")
+    assert (result.status, result.plan) == ("accepted", "marker, 1 transaction of readings, marker done")
     assert [r["timestamp_ms"] for r in stored_readings(rt)] == ts
     assert ingest(rt, ts).status == "duplicate"
     assert len(stored_readings(rt)) == 100
@@ -440,6 +440,80 @@ def test_crash_before_the_marker_is_repaired_by_the_retry(rt, device):
     )
     assert ingest(rt, ts).status == "accepted"
     assert len(stored_readings(rt)) == 100
+
+
+def test_a_crash_after_the_pending_marker_is_finished_by_the_retry(rt, device):
+    ts = [T0 + i * 300_000 for i in range(100)]
+    ingest(rt, ts)
+    # What a crash between the readings transaction and "marker done" leaves: a pending marker.
+    key = item_to_wire({"batch_id": batch_id(ts[0], ts[-1])})
+    rt.client.update_item(
+        TableName="processed_batches",
+        Key=key,
+        UpdateExpression="SET #s = :p",
+        ExpressionAttributeNames={"#s": "state"},
+        ExpressionAttributeValues={":p": {"S": "pending"}},
+    )
+    assert ingest(rt, ts).status == "duplicate"  # finished by this call, stored once
+    assert len(stored_readings(rt)) == 100
+    assert "state" not in rt.client.get_item(TableName="processed_batches", Key=key)["Item"]
+
+
+@pytest.mark.parametrize(
+    ("size", "replay"),
+    [(5, "other-values"), (5, "subset"), (5, "superset"), (100, "other-values"), (100, "subset")],
+)
+def test_a_replay_with_other_readings_is_a_conflict_and_changes_nothing(rt, device, size, replay):
+    ts = [T0 + i * 300_000 for i in range(size)]
+    bid = batch_id(ts[0], ts[-1])
+    ingest(rt, ts, bid)
+    before = [dict(r) for r in stored_readings(rt)]
+    sent = {
+        "other-values": [{**reading(t), "sensors": {"bme280_temp_c": Decimal("99.5")}} for t in ts],
+        "subset": [reading(t) for t in ts[:-1]],
+        "superset": [reading(t) for t in [*ts, ts[-1] + 1000]],
+    }[replay]
+    with pytest.raises(ingestion.BatchConflictError, match="processed with other readings"):
+        ingestion.ingest_batch(
+            rt, hardware_id=MAC, batch_id=bid, boot_id=BOOT, firmware_version="1.0.16", readings=sent, now=NOW
+        )
+    assert [dict(r) for r in stored_readings(rt)] == before
+
+
+def test_concurrent_batches_sharing_a_batch_id_never_mix(rt, device):
+    ts = [T0 + i * 300_000 for i in range(100)]
+    bid = batch_id(ts[0], ts[-1])
+    variants = {
+        "a": [reading(t) for t in ts],
+        "b": [{**reading(t + 1000), "sensors": {"bme280_temp_c": Decimal("42")}} for t in ts],
+    }
+    outcomes = []
+
+    def send(name: str) -> None:
+        try:
+            result = ingestion.ingest_batch(
+                rt,
+                hardware_id=MAC,
+                batch_id=bid,
+                boot_id=BOOT,
+                firmware_version="1.0.16",
+                readings=variants[name],
+                now=NOW,
+            )
+            outcomes.append((name, result.status))
+        except ingestion.BatchConflictError:
+            outcomes.append((name, "conflict"))
+
+    threads = [threading.Thread(target=send, args=(name,)) for name in "abababab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (winner,) = [name for name, status in outcomes if status == "accepted"]
+    assert sorted(s for n, s in outcomes if n == winner) == ["accepted"] + ["duplicate"] * 3
+    assert [s for n, s in outcomes if n != winner] == ["conflict"] * 4
+    stored = stored_readings(rt)
+    assert [r["timestamp_ms"] for r in stored] == [r["timestamp_ms"] for r in variants[winner]]
 
 
 @pytest.mark.parametrize("size", [1, 99, 100])

@@ -6,6 +6,7 @@ concurrent clients applied exactly once, throttling, and the start-up errors a u
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import socket
@@ -190,6 +191,50 @@ def test_friendly_name_set_refused_and_removed(api):
 
 
 # ------------------------------------------------------------------------------------------ ingestion
+def test_bodies_parsers_disagree_on_are_refused(api):
+    # Duplicate keys (whichever came last would win) and nesting deep enough to exhaust the parser.
+    twice = b'{"hardware_id": "X", "hardware_id": "' + MAC.encode() + b'", "readings": []}'
+    assert api.post("/v1/batches", content=twice).json()["error"] == "malformed_json"
+    deep = b"[" * 100_000 + b"]" * 100_000
+    answer = api.post("/v1/batches", content=deep)
+    assert answer.status_code == 400 and "nests too deeply" in answer.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("number", "stored"),
+    [("1e38", 10**38), ("9.99e125", 999 * 10**123), ("-1E-130", None)],
+)
+def test_a_number_dynamodb_stores_is_accepted_and_read_back(api, number, stored):
+    at = NOW_MS - 7000 - len(number) * 1000  # one instant per case: the service lives for the module
+    sent = json.dumps(batch(f"{MAC}_big_{len(number)}", at)).replace("21.5", number).encode()
+    assert api.post("/v1/batches", content=sent).status_code == 201
+    assert api.get(f"/v1/devices/{MAC}/readings/latest").status_code == 200
+    if stored is not None:
+        items = api.get(f"/v1/devices/{MAC}/readings", params={"from_ms": at, "to_ms": at}).json()["items"]
+        assert [item["sensors"]["bme280_temp_c"] for item in items] == [stored]
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1e-400", "1e126", "1" * 41, "1." + "1" * 50])
+def test_a_number_dynamodb_cannot_store_is_422_naming_the_sensor(api, number):
+    sent = json.dumps(batch(f"{MAC}_huge", NOW_MS - 9000)).replace("21.5", number).encode()
+    answer = api.post("/v1/batches", content=sent)
+    assert answer.status_code == 422, answer.text
+    assert "readings[0].sensors.bme280_temp_c" in fields(answer)
+
+
+def test_an_id_with_a_trailing_newline_is_no_id(api, admin):
+    for path in (f"/v1/devices/{MAC}%0A", f"/v1/devices/{MAC}%0A/readings/latest"):
+        answer = api.get(path)
+        assert answer.status_code == 422 and "hardware_id" in fields(answer), (path, answer.text)
+    revoke = admin.post("/admin/api-keys/7c9e6679-7425-40de-944b-e07fc1f90ae7%0A/revoke")
+    assert revoke.status_code == 422, revoke.text
+
+
+def test_text_that_is_not_utf8_is_422_naming_the_field(api):
+    renamed = api.patch(f"/v1/devices/{MAC}", content=b'{"friendly_name": "\\ud800"}')
+    assert renamed.status_code == 422 and "friendly_name" in fields(renamed), renamed.text
+
+
 def test_accepted_duplicate_and_conflicting_replays(api):
     sent = batch(f"{MAC}_replay", NOW_MS - 60_000, NOW_MS - 30_000)
     assert api.post("/v1/batches", json=sent).status_code == 201
@@ -232,6 +277,10 @@ def test_unknown_device_is_404_naming_hardware_id(api):
             "readings[1].timestamp_ms",
         ),  # same ms
         (lambda b: b["readings"].append("reading"), "readings[2]"),
+        (lambda b: b["readings"][1].update(friendly_name="forged"), "readings[1].friendly_name"),
+        (lambda b: b["readings"][1].update(boot_id=BOOT), "readings[1].boot_id"),
+        (lambda b: b["readings"][1].update(timestamp_ms={"a": 1}), "readings[1].timestamp_ms"),
+        (lambda b: b["readings"][1].update(timestamp_ms=[1]), "readings[1].timestamp_ms"),
     ],
 )
 def test_every_refusal_names_the_field_and_writes_nothing(api, mutate, field):

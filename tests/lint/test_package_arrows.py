@@ -36,6 +36,7 @@ NARROW = {
     ("tablewright.runtime.direct", "engine"),
     ("tablewright.runtime.loading", "engine"),
     ("tablewright.runtime.tables", "export"),
+    ("tablewright.runtime.wire", "export"),
     ("tablewright.migrate.io", "engine"),
     ("tablewright.migrate.steps", "export"),
     ("tablewright.migrate.io", "export"),

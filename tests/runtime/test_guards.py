@@ -295,3 +295,19 @@ def test_a_computed_ttl_dynamodb_never_acts_on_is_refused_before_writing(days_ol
     else:
         rt.put("Reading", {"device": MAC, "ts": ts}, now=NOW)
         assert rt.get("Reading", device=MAC, ts=ts)["expires"] == ts // 1000 + 30 * 86_400
+
+
+def test_a_refused_chunk_undoes_the_chunks_before_it_so_a_retry_can_apply_the_batch():
+    from tablewright.runtime import UniquenessError
+
+    rt = _runtime()
+    docs = [{"id": f"d{i:03}", "slug": f"s{i:03}"} for i in range(60)]  # item + slug marker: 121 actions
+    rt.put("Doc", {"id": "taken", "slug": "s055"})  # the slug of an item in the second chunk
+    with pytest.raises(UniquenessError):
+        rt.put_many("Doc", docs, idempotency_key="import-1")
+    stored = rt.client.scan(TableName="things")["Items"]
+    assert sorted(i["PK"]["S"] for i in stored) == ["D#taken", "_tw#unique#Doc#slug#s055"]  # all undone
+    rt.delete("Doc", {"id": "taken"})
+    result = rt.put_many("Doc", docs, idempotency_key="import-1")
+    assert result.applied and result.plan == "chunked: 2 transactions between marker writes"
+    assert [rt.get("Doc", id=d["id"])["slug"] for d in docs] == [d["slug"] for d in docs]

@@ -118,3 +118,20 @@ def test_none_for_an_attribute_that_may_not_be_null_is_not_stored(rt: Runtime) -
     assert _stored(rt)["hvac_mode"] == {"S": "heat"}
     rt.update("Message", {"thing_name": "van-01", "timestamp": 1733529600000}, {"hvac_mode": None})
     assert "hvac_mode" not in _stored(rt)  # None on an update removes it; it is never NULL
+
+
+@pytest.mark.parametrize(
+    ("values", "path", "said"),
+    [
+        ({"message_type": "status", "note": "\ud800"}, "note", "lone surrogate at character 0"),
+        ({"extra": {"k": ["ok", "a\udfffb"]}}, "extra.k[1]", "lone surrogate at character 1"),
+        ({"extra": {"\ud800": 1}}, "extra", "lone surrogate"),
+        ({"pdm1": {1: True}}, "pdm1", "map key 1 is not a string"),
+    ],
+    ids=["top-level", "nested", "map-key", "int-map-key"],
+)
+def test_text_dynamodb_refuses_is_a_validation_error_naming_it(rt: Runtime, values, path, said) -> None:
+    with pytest.raises(ValidationError) as refused:
+        rt.put("Message", {**MESSAGE, **values})
+    assert f"Message.{path}: " in str(refused.value) and said in str(refused.value), str(refused.value)
+    assert _stored(rt) == {}

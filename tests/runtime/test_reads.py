@@ -168,3 +168,25 @@ def test_verification_reports_missing_items(van):
     assert [
         r["timestamp"] for r in evaluate_means(van.pattern("recent_alerts"), {"since": BASE}, records)
     ] == [BASE + 1, BASE + 2]
+
+
+@pytest.mark.parametrize("year", ["0002", "9999"])
+def test_an_agenda_reaching_the_first_and_the_last_years_datetime_holds(nexus, year):
+    # Year buckets from 0001 up to 9999: no bucket past 9999 is made (datetime ends there) and year 2
+    # is written 0002, as RFC 3339 and the stored keys spell it (strftime would write "2").
+    start = f"{year}-03-04T05:06:07Z"
+    nexus.put("User", {"userId": "usr_1", "email": "a@x.io"})
+    event = {"userId": "usr_1", "eventId": "evt_old", "title": "t", "startUtc": start, "endUtc": start}
+    nexus.put("Event", {**event, "startTzid": None})
+    span = {"from": "0001-01-01T00:00:00Z", "to": "9999-12-31T23:59:59Z"}
+    found = nexus.run("agenda", userId="usr_1", **span).items
+    assert [(r.entity, r["startUtc"]) for r in found] == [("Event", start)]
+
+
+@pytest.mark.parametrize("limit", [0, -1, True, 2.5, "5", 2**31])
+def test_a_limit_dynamodb_would_not_take_is_a_pattern_error(van, limit):
+    from tablewright.runtime import PatternError
+
+    with pytest.raises(PatternError, match=r"limit .* is not a whole number from 1 to 2147483647"):
+        van.run("latest_messages", thing_name="van-01", since=BASE, limit=limit)
+    assert van.run("latest_messages", thing_name="van-01", since=BASE, limit=2**31 - 1).items == []

@@ -90,7 +90,7 @@ def key_status(
     rt: Runtime, raw_key: str, *, now: datetime | None = None, pepper_value: str | None = None
 ) -> tuple[str, Record | None]:
     """``("active", record)`` (marked used), ``("revoked", record)`` or ``("unknown", None)``."""
-    if not isinstance(raw_key, str) or not _RAW_KEY.match(raw_key):
+    if not isinstance(raw_key, str) or not _RAW_KEY.fullmatch(raw_key):  # `$` matches before a final \n
         return "unknown", None  # not a key we could have issued: no lookup, no timing signal
     found = list(rt.run("api_key_by_hash", api_key_hash=hash_key(raw_key, pepper_value)))
     active = [r for r in found if r["is_active"]]

@@ -62,6 +62,16 @@ def error_response(error: ApiError) -> JsonResponse:
     return JsonResponse(body, status_code=error.status, headers=error.headers or None)
 
 
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    # {"hardware_id": "X", "hardware_id": "Y"} would otherwise mean whichever came last.
+    body: dict[str, object] = {}
+    for key, value in pairs:
+        if key in body:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        body[key] = value
+    return body
+
+
 def _no_constants(name: str) -> object:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -75,9 +85,11 @@ async def json_body(request: Request) -> dict[str, object]:
     if len(raw) > MAX_BODY_BYTES:
         raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
     try:
-        body = json.loads(raw, parse_float=Decimal, parse_constant=_no_constants)
+        body = json.loads(raw, parse_float=Decimal, parse_constant=_no_constants, object_pairs_hook=_unique)
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(400, "malformed_json", f"the body is not JSON: {error}") from None
+    except RecursionError:  # the parser recurses: thousands of nested brackets are no request of ours
+        raise ApiError(400, "malformed_json", "the body nests too deeply to be a request") from None
     if not isinstance(body, dict):
         raise field_error("body", "type", f"expected a JSON object, got {type(body).__name__}")
     return body

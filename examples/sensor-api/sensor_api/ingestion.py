@@ -3,26 +3,33 @@
 The document's plan is one TransactWriteItems: the marker with ``attribute_not_exists(batch_id)``
 plus the readings, so a duplicate cancels everything. That fits 1-99 readings; the document also
 allows 100, i.e. 101 actions, over DynamoDB's limit of 100. A 100-reading batch is therefore
-written as one transaction of its readings followed by the marker (``MARKER_LAST``):
+written as the marker, *pending*, then one transaction of its readings, then the marker done
+(``_marker_first``):
 
-* reading keys are ``{timestamp_ms:013}#{batch_id}``, deterministic and owned by the batch, so a
-  retry (after a crash, or racing the first attempt) rewrites the same items, never a second copy;
-* the marker is written last, so a crash before it leaves no marker and the retry re-applies;
-* readers still see all 100 readings or none (they are one transaction); only the marker lags.
+* the marker holds a digest of the readings (``readings_digest``), so a replay with other readings
+  (more, fewer or changed) is a ``BatchConflictError`` decided from the marker alone, and for a
+  100-reading batch decided before any reading of the second request is written: two requests
+  sharing a batch_id can never mix or overwrite each other's readings;
+* reading keys are ``{timestamp_ms:013}#{batch_id}``, deterministic and owned by the batch, so the
+  same request sent again while the first is pending (a concurrent retry, or one after a crash)
+  rewrites the same items, never a second copy, and finishes the marker;
+* readers see all 100 readings or none (they are one transaction); only the marker lags.
 
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
 Both plans go through the runtime's public calls: ``rt.compose`` validates every reading,
 ``rt.transact`` writes the marker (a create) with the readings, and a ``ConflictError`` on
-operation 0 (the marker) means the batch was already processed.
+operation 0 (the marker) means the batch_id was seen before.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from tablewright.design.validators import Violation
 from tablewright.runtime import ConditionFailedError, ConflictError, Runtime, ValidationError
@@ -92,16 +99,17 @@ def ingest_batch(
     }
     if device.get("friendly_name"):
         shared["friendly_name"] = device["friendly_name"]
-    violations = _foreign_batch_fields(readings, shared) + _timestamp_window(readings, moment)
+    violations = _unknown_fields(readings) + _foreign_batch_fields(readings, shared)
+    violations += _timestamp_window(readings, moment)
     values = [{**dict(r), **shared} for r in readings]  # the batch's identity wins, never a reading's
     violations += _reading_violations(rt, values, moment) + _same_instant(values)
     if violations:
         raise ValidationError("Reading", violations)
-    marker = {"batch_id": batch_id, "hardware_id": hardware_id}
+    marker = {"batch_id": batch_id, "hardware_id": hardware_id, "readings_digest": readings_digest(values)}
     if len(values) + 1 <= MAX_TRANSACTION_ACTIONS:
         result = _one_transaction(rt, marker, values, moment)
     else:
-        result = _marker_last(rt, marker, values, moment)
+        result = _marker_first(rt, marker, values, moment)
     if str(device.get("last_seen_at", "")) < rfc3339(moment):  # else a request this second moved it
         _seen(rt, hardware_id, moment)
     return result
@@ -132,6 +140,21 @@ def _seen(rt: Runtime, hardware_id: str, moment: datetime) -> None:
             continue  # a concurrent request of the same device wrote the item in between: re-read
     # Still contended after SEEN_ATTEMPTS: the concurrent writers carry the same or a later time,
     # so last_seen_at is moved by them; the batch itself is stored either way.
+
+
+READING_FIELDS = ("timestamp_ms", "sensors", "sensor_status", *BATCH_FIELDS)
+
+
+def _unknown_fields(readings: Sequence[Mapping[str, object]]) -> list[Violation]:
+    """Fields a reading may not carry (README D12): the batch supplies boot_id, firmware_version and
+    the friendly_name snapshot, the design computes the rest; taking them silently from a reading
+    would let a client forge the "at ingestion" name."""
+    return [
+        Violation("Reading", f"[{index}].{name}", "unknown_field", "is not a field of a reading")
+        for index, reading in enumerate(readings)
+        for name in reading
+        if name not in READING_FIELDS
+    ]
 
 
 def _foreign_batch_fields(
@@ -191,6 +214,8 @@ def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
     found = []
     for index, value in enumerate(values):
         ts = value.get("timestamp_ms")
+        if not isinstance(ts, int | Decimal) or isinstance(ts, bool):
+            continue  # not a number: the design's epoch_ms rule names it
         if ts in seen:
             message = f"timestamp_ms {ts} repeats reading [{seen[ts]}]: both would have the same ts_batch key"
             found.append(Violation("Reading", f"[{index}].timestamp_ms", "unique_in_batch", message))
@@ -211,38 +236,77 @@ def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetim
     return IngestResult("accepted", marker["batch_id"], len(values), result.plan)
 
 
-def _marker_last(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
-    """Readings in transactions of at most 100 actions, then the marker (see the module docstring)."""
-    processed = rt.get("ProcessedBatch", batch_id=marker["batch_id"])
-    if processed is not None:
-        return _duplicate(rt, marker, values, processed)
+def _marker_first(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
+    """The pending marker, the readings (one transaction), the marker done (module docstring)."""
+    try:
+        rt.put("ProcessedBatch", {**marker, "state": "pending"}, now=now)
+        status = "accepted"
+    except ConflictError:
+        stored = _same_batch(rt, marker, values)  # or BatchConflictError: nothing of this one written
+        if stored.get("state") != "pending":
+            return IngestResult("duplicate", str(marker["batch_id"]), len(values), "already processed")
+        status = "duplicate"  # the same request, still pending: finish it (a crash, or a racing retry)
     chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
     for chunk in chunks:
-        # A retry after a crash between chunks rewrites the same readings: an explicit replace.
+        # The same readings again when the same request finishes a pending batch: an explicit replace.
         rt.transact([rt.tx_replace("Reading", value) for value in chunk], now=now)
-    try:
-        rt.put("ProcessedBatch", marker, now=now)
-    except ConflictError:
-        # A concurrent retry of the same batch wrote the marker first: same items, one copy.
-        return _duplicate(rt, marker, values)
-    plan = f"{len(chunks)} transaction{'s' if len(chunks) > 1 else ''} of readings + marker"
-    return IngestResult("accepted", marker["batch_id"], len(values), plan)
+    rt.update("ProcessedBatch", {"batch_id": marker["batch_id"]}, {"state": None}, now=now)
+    plan = f"marker, {len(chunks)} transaction{'s' if len(chunks) > 1 else ''} of readings, marker done"
+    return IngestResult(status, marker["batch_id"], len(values), plan)
 
 
-def _duplicate(
-    rt: Runtime, marker: dict, values: Sequence[Mapping[str, object]], processed: Mapping | None = None
-) -> IngestResult:
-    stored = processed or rt.get("ProcessedBatch", batch_id=marker["batch_id"])
-    if stored is not None and stored["hardware_id"] != marker["hardware_id"]:
+def readings_digest(values: Sequence[Mapping[str, object]]) -> str:
+    """What identifies a batch's readings: every compared field of every reading, in time order.
+
+    The friendly_name snapshot is left out: a rename between the first delivery and the retry does
+    not make the retry another batch.
+    """
+    rows = sorted(
+        [str(value["timestamp_ms"]), *(_canonical(value.get(name)) for name in REPLAY_COMPARED)]
+        for value in values
+    )
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+
+
+_WIDE = Context(prec=100)  # normalising never rounds a number DynamoDB stores (38 digits)
+
+
+def _canonical(value: object) -> object:
+    # One spelling per number (7, 7.0, 7.00), so a retry that spells a value differently is a retry.
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, Decimal | int) and not isinstance(value, bool):
+        return str(Decimal(value).normalize(_WIDE))
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _same_batch(rt: Runtime, marker: Mapping, values: Sequence[Mapping[str, object]]) -> Mapping:
+    """The stored marker of ``marker``'s batch_id, when it is this batch (else BatchConflictError)."""
+    stored = rt.get("ProcessedBatch", batch_id=marker["batch_id"]) or {}
+    if stored.get("hardware_id", marker["hardware_id"]) != marker["hardware_id"]:
         raise BatchConflictError(
             f"batch_id {marker['batch_id']!r} was processed for device {stored['hardware_id']}, "
             f"not {marker['hardware_id']}"
         )
-    difference = _replay_difference(rt, values)
-    if difference:
-        raise BatchConflictError(
-            f"batch_id {marker['batch_id']!r} was processed with other readings: {difference}"
-        )
+    if "readings_digest" in stored:
+        if stored["readings_digest"] != marker["readings_digest"]:
+            raise BatchConflictError(
+                f"batch_id {marker['batch_id']!r} was processed with other readings "
+                f"(another number of readings, or other times or values)"
+            )
+    else:  # a marker written before digests: compare the readings themselves
+        difference = _replay_difference(rt, values)
+        if difference:
+            raise BatchConflictError(
+                f"batch_id {marker['batch_id']!r} was processed with other readings: {difference}"
+            )
+    return stored
+
+
+def _duplicate(rt: Runtime, marker: dict, values: Sequence[Mapping[str, object]]) -> IngestResult:
+    _same_batch(rt, marker, values)
     return IngestResult("duplicate", str(marker["batch_id"]), len(values), "already processed")
 
 

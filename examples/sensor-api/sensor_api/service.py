@@ -212,7 +212,7 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
 
     def revoke_key(request: Request, body: dict[str, Any]) -> tuple[int, object]:
         key_id = request.path_params["key_id"]
-        if not UUID4.match(key_id):
+        if not UUID4.fullmatch(key_id):  # `$` alone would take "...\n"
             raise field_error("key_id", "format", f"must be a UUID v4, got {key_id!r}")
         try:
             return 200, _key(api_keys.revoke_api_key(rt, key_id))
@@ -282,7 +282,7 @@ def _field_name(attribute: str, rule: str) -> str:
     if attribute.startswith("["):
         index, _, rest = attribute.partition("]")
         rest = rest.lstrip(".")
-        if rest in BATCH_LEVEL and rule != "batch_identity":
+        if rest in BATCH_LEVEL and rule not in ("batch_identity", "unknown_field"):
             return rest
         return f"readings{index}]" + (f".{rest}" if rest else "")
     return REGISTRATION_FIELDS.get(attribute, attribute)
@@ -316,7 +316,7 @@ def _check_admin(request: Request, settings: Settings) -> None:
 
 
 def _check_mac(hardware_id: str) -> str:
-    if not MAC.match(hardware_id):
+    if not MAC.fullmatch(hardware_id):  # `$` alone would take "AA:...:FF\n"
         raise field_error(
             "hardware_id", "format", f"must be a MAC address like AA:BB:CC:DD:EE:FF, got {hardware_id!r}"
         )

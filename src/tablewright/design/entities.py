@@ -226,7 +226,7 @@ class Entity:
         return item
 
     def _unstorable(self, name: str, value: object) -> list[Violation]:
-        return [Violation(self.name, path, "number", message) for path, message in unstorable(value, name)]
+        return [Violation(self.name, path, "storable", message) for path, message in unstorable(value, name)]
 
     def _may_be_null(self, name: str) -> bool:
         attr = self.attributes.get(name)

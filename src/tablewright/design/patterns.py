@@ -156,7 +156,10 @@ class AccessPattern:
             bucket = dict(params)
             bucket[start_name] = _like(params[start_name], max(start, cursor), unit.get(start_name))
             result.append(bucket)
-            cursor = _STEPS[step](cursor)
+            try:
+                cursor = _STEPS[step](cursor)
+            except (ValueError, OverflowError):  # past 9999-12-31, datetime's last day: no more buckets
+                break
         return result if self.served.forward else result[::-1]
 
 

@@ -62,9 +62,13 @@ def to_datetime(value: object, unit: str | None = None) -> datetime:
 def format_rfc3339(moment: datetime, *, millis: bool = False) -> str:
     """Format an instant as RFC 3339 UTC with a ``Z`` suffix (seconds, or milliseconds)."""
     utc = to_datetime(moment).astimezone(UTC)
-    if millis:
-        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
-    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = _seconds_text(utc)
+    return f"{text}.{utc.microsecond // 1000:03d}Z" if millis else f"{text}Z"
+
+
+def _seconds_text(utc: datetime) -> str:
+    # Not strftime: its %Y writes year 1 as "1" on glibc, which is no RFC 3339 and sorts wrongly.
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
 
 
 def epoch_ms(moment: datetime) -> int:
@@ -116,5 +120,5 @@ def format_with_precision(moment: datetime, precision: str | None) -> str:
     utc = to_datetime(moment).astimezone(UTC)
     digits = PRECISIONS.get(precision or "s", 0)
     if not digits:
-        return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond:06d}"[:digits] + "Z"
+        return f"{_seconds_text(utc)}Z"
+    return f"{_seconds_text(utc)}." + f"{utc.microsecond:06d}"[:digits] + "Z"

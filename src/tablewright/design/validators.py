@@ -62,10 +62,24 @@ def number_problem(value: int | Decimal) -> str | None:
     return None
 
 
+def _text_problem(text: str) -> str | None:
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"{text[:40]!r} is not UTF-8 text: a lone surrogate at character {error.start}"
+    return None
+
+
 def unstorable(value: object, path: str) -> list[tuple[str, str]]:
-    """``(path, message)`` for each number in ``value`` (nested in maps, lists and sets too) that
-    DynamoDB cannot store, and each float, which would be stored as some other number."""
-    if isinstance(value, bool) or value is None or isinstance(value, str | bytes | bytearray):
+    """``(path, message)`` for each value in ``value`` (nested in maps, lists and sets too) that
+    DynamoDB cannot store: a number out of its range, a float (it would be stored as some other
+    number), text with a lone surrogate (not UTF-8), a map key that is not a string."""
+    if isinstance(value, str):
+        problem = _text_problem(value)
+        return [(path, problem)] if problem else []
+    if isinstance(value, bool) or value is None or isinstance(value, bytes | bytearray):
         return []
     if isinstance(value, int | Decimal):
         problem = number_problem(value)
@@ -73,7 +87,11 @@ def unstorable(value: object, path: str) -> list[tuple[str, str]]:
     if isinstance(value, float):
         return [(path, f"{value!r} is a float: store numbers as int or Decimal")]
     if isinstance(value, dict):
-        return [found for key, item in value.items() for found in unstorable(item, f"{path}.{key}")]
+        found = [(path, f"map key {key!r} is not a string") for key in value if not isinstance(key, str)]
+        found += [
+            (path, problem) for key in value if isinstance(key, str) and (problem := _text_problem(key))
+        ]
+        return found + [f for key, item in value.items() for f in unstorable(item, f"{path}.{key}")]
     if isinstance(value, list | tuple):
         return [found for i, item in enumerate(value) for found in unstorable(item, f"{path}[{i}]")]
     if isinstance(value, set | frozenset):

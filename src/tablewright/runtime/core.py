@@ -19,13 +19,14 @@ from .direct import data_client
 from .errors import ConventionError, PatternError
 from .items import compose, key_fields, to_record
 from .loading import load_many as _load_many
+from .markers import request_digest
 from .page import Page
 from .params import prepare
 from .reads import run_pattern
 from .transact import TxOp
 from .transact import transact as _transact
 from .wire import Record, item_from_wire, item_to_wire
-from .writes import Plan, Writer, WriteResult, idempotency_of
+from .writes import Plan, Writer, WriteResult, check_idempotency_key, idempotency_of
 
 
 def _load(path_or_design: str | os.PathLike | Design) -> Design:
@@ -34,6 +35,9 @@ def _load(path_or_design: str | os.PathLike | Design) -> Design:
     from ..design import load
 
     return load(Path(path_or_design))
+
+
+MAX_LIMIT = 2**31 - 1  # DynamoDB's largest Limit
 
 
 class Runtime:
@@ -208,6 +212,7 @@ class Runtime:
                 ),
                 idem,
                 moment,
+                request_digest("replace" if replace else "put", entity, dict(values)),
             )
         )
 
@@ -240,8 +245,12 @@ class Runtime:
         """
         found = self.entity(entity)
         self._check_update_version(entity, key, expected_version)
+        if idempotency_key is not None:
+            check_idempotency_key(entity, idempotency_key)
         cond = condition_of(found, condition, condition_params)
         moment = now or datetime.now(UTC)
+        # The key and the names it changes, not the values: a retry may compute them from a new read.
+        request = request_digest("update", entity, dict(key), sorted(changes), sorted(remove))
         return self.writer.run(
             lambda: self._with_idempotency(
                 found,
@@ -256,6 +265,7 @@ class Runtime:
                 ),
                 idempotency_key,
                 moment,
+                request,
             )
         )
 
@@ -275,9 +285,11 @@ class Runtime:
             lambda: self.writer.plan_delete(found, key, expected_version=expected_version, condition=cond)
         )
 
-    def _with_idempotency(self, entity: Entity, plan: Plan, idem: object, now: datetime) -> Plan:
-        if idem is not None:
-            plan.actions.append(self.writer.idempotency_action(entity, idem, now))
+    def _with_idempotency(
+        self, entity: Entity, plan: Plan | None, idem: object, now: datetime, request: str
+    ) -> Plan | None:
+        if idem is not None and plan is not None:
+            plan.actions.append(self.writer.idempotency_action(entity, idem, now, request))
         return plan
 
     # ------------------------------------------------------------------------------------ transactions
@@ -433,8 +445,15 @@ class Runtime:
         limit: int | None = None,
         **kwargs: object,
     ) -> Page:
-        """Run access pattern ``name``; returns a ``Page`` of Records, a cursor and stats."""
+        """Run access pattern ``name``; returns a ``Page`` of Records, a cursor and stats.
+
+        ``limit`` (at most this many records) is a whole number from 1 to 2^31 - 1, DynamoDB's Limit.
+        """
         pattern = self.pattern(name)
+        if limit is not None and (type(limit) is not int or not 1 <= limit <= MAX_LIMIT):
+            raise PatternError(
+                f"pattern {name!r}: limit {limit!r} is not a whole number from 1 to {MAX_LIMIT}"
+            )
         prepared = prepare(pattern, {**(params or {}), **kwargs})
         return run_pattern(self, pattern, prepared, cursor=cursor, limit=limit)
 

@@ -37,6 +37,22 @@ class ConflictError(RuntimeFailure):
         )
 
 
+class IdempotencyKeyReusedError(ConflictError):
+    """An idempotency key already used for another request: not a retry, so nothing is written.
+
+    A ``ConflictError`` (expected the request the key was first used for, found another).
+    """
+
+    def __init__(self, entity: str, key: object) -> None:
+        RuntimeFailure.__init__(
+            self,
+            f"{entity}: idempotency key {key!r} was already used for a different request; nothing was "
+            "written (a retry sends the same request; a new request needs a new key)",
+        )
+        self.entity, self.key = entity, {}
+        self.expected, self.actual = "the request the key was first used for", "another request"
+
+
 class AlreadyExistsError(ConflictError):
     """A create (``rt.put``/``rt.tx_put``) found an item under its key: creates never replace.
 

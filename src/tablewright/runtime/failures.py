@@ -2,7 +2,8 @@
 
 DynamoDB answers a cancelled TransactWriteItems with one CancellationReason per action, in request
 order (a plain conditional write fails as its one action). The first failing action decides,
-except that an idempotency marker that already exists means the whole write was already applied.
+except that an idempotency marker that already exists means the whole write was already applied
+(when the marker holds the same request's digest; another request's is IdempotencyKeyReusedError).
 For the entity's own item, the stored item is read again and compared with what the action
 guarded: the version (``ConflictError``), existence, the caller's condition
 (``ConditionFailedError``); if all of those still hold, what failed is a guard on a value the plan
@@ -18,6 +19,7 @@ from .errors import (
     AlreadyExistsError,
     ConditionFailedError,
     ConflictError,
+    IdempotencyKeyReusedError,
     RuntimeFailure,
     UniquenessError,
     in_operation,
@@ -37,7 +39,10 @@ def explain(rt: Runtime, actions: Sequence[Action], reasons: list[dict]) -> bool
     """Raise the error a failed plan means; returns False when it was already applied (idempotency)."""
     codes = [r.get("Code") for r in reasons]
     failed = [(a, c) for a, c in zip(actions, codes) if c not in (None, "None")]
-    if any(a.kind == "idem" and c == _FAILED for a, c in failed):
+    marker = next((a for a, c in failed if a.kind == "idem" and c == _FAILED), None)
+    if marker is not None:
+        if not rt.writer.same_request(marker):
+            raise IdempotencyKeyReusedError(marker.entity.name if marker.entity else "?", marker.subject)
         return False
     for action, code in failed:
         if code in _TRANSIENT:

@@ -7,11 +7,14 @@ inside a TransactWriteItems is what makes a unique value or an idempotency key c
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..design.model import Table
 from .errors import RuntimeFailure
+from .wire import to_wire
 
 MARKER_PREFIX = "_tw#"
 KIND_ATTRIBUTE = "_tw_kind"
@@ -52,6 +55,30 @@ def unique_text(entity: str, unique: UniqueValue) -> str:
 def idempotency_text(entity: str, key: object) -> str:
     """The marker text of an idempotency key."""
     return f"{MARKER_PREFIX}idem#{entity}#{key}"
+
+
+REQUEST_ATTRIBUTE = "_tw_request"  # on an idempotency marker: the digest of the request it applied
+STATE_ATTRIBUTE = "_tw_state"  # "pending" while a chunked batch writes its chunks; absent once done
+CLAIMED_ATTRIBUTE = "_tw_claimed_ms"  # when the pending marker was put (wall clock, epoch ms)
+
+
+def request_digest(*parts: object) -> str:
+    """A digest of what a write was asked to do (verb, entity, the caller's values), stored on its
+    idempotency marker so a retry (the same request) is told apart from a key reused for another.
+    The caller's values, not the composed item: a retry's computed timestamps differ."""
+    text = json.dumps([_canonical(part) for part in parts], sort_keys=True, default=_opaque)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _canonical(part: object) -> object:
+    try:
+        return to_wire(part)
+    except (TypeError, ValueError):  # a value no item holds (a condition, a datetime): its repr
+        return repr(part)
+
+
+def _opaque(value: object) -> str:
+    return value.hex() if isinstance(value, bytes) else repr(value)
 
 
 def unique_values(constraints: Sequence[Sequence[str]], item: Mapping[str, object]) -> list[UniqueValue]:

@@ -22,6 +22,7 @@ from ..design.predicates import Predicate
 from ..design.validators import Violation
 from .conditions import condition_of
 from .errors import NotFoundError, RuntimeFailure, TransactionTooLargeError, ValidationError, in_operation
+from .markers import request_digest
 from .writes import MAX_TRANSACTION_ACTIONS, Action, Plan, WriteResult, check_idempotency_key, plan_text
 
 if TYPE_CHECKING:
@@ -140,10 +141,20 @@ def _plan(rt: Runtime, ops: Sequence[TxOp], idempotency_key: object, now: dateti
     return Plan(actions, records)
 
 
+def _request_parts(op: TxOp) -> list[object]:
+    """What identifies an operation for its idempotency digest: what it creates in full, for the
+    rest the key and the names it changes. A retry re-reads and may send other guard values or a
+    value computed from the read (a balance), and must still be known as the same request."""
+    if op.verb in ("put", "replace"):
+        return [op.verb, op.entity, dict(op.values)]
+    return [op.verb, op.entity, dict(op.key or {}), sorted(op.values), sorted(op.remove)]
+
+
 def _idempotency_markers(
     rt: Runtime, ops: Sequence[TxOp], records: list, explicit: object, now: datetime
 ) -> list[Action]:
     """One marker per (entity, idempotency value) written by the transaction, plus the explicit key's."""
+    request = request_digest("transact", *[part for op in ops for part in _request_parts(op)])
     wanted: dict[tuple[str, str], tuple[str, object]] = {}
     if explicit is not None:
         wanted[(ops[0].entity, repr(explicit))] = (ops[0].entity, explicit)
@@ -151,7 +162,9 @@ def _idempotency_markers(
         attribute = rt.entity(record.entity).idempotency_key
         if attribute and record.get(attribute) is not None:
             wanted.setdefault((record.entity, repr(record[attribute])), (record.entity, record[attribute]))
-    return [rt.writer.idempotency_action(rt.entity(name), value, now) for name, value in wanted.values()]
+    return [
+        rt.writer.idempotency_action(rt.entity(name), value, now, request) for name, value in wanted.values()
+    ]
 
 
 def _identity(rt: Runtime, action: Action) -> tuple[str, str]:

@@ -26,15 +26,18 @@ from .errors import ConflictError, NotFoundError, ValidationError
 from .expressions import Placeholders
 from .items import compose, natural, table_key, to_record, violations_of
 from .markers import (
+    CLAIMED_ATTRIBUTE,
     IDEMPOTENCY_RETENTION_SECONDS,
     KIND_ATTRIBUTE,
     OWNER_ATTRIBUTE,
+    REQUEST_ATTRIBUTE,
+    STATE_ATTRIBUTE,
     idempotency_text,
     marker_key,
     unique_text,
     unique_values,
 )
-from .wire import Record, item_to_wire
+from .wire import Record, item_from_wire, item_to_wire, to_wire
 
 if TYPE_CHECKING:
     from .core import Runtime
@@ -181,22 +184,72 @@ class Writer:
             actions.append(Action(kind, request, unique, entity))
         return actions
 
-    def idempotency_action(self, entity: Entity, key: object, now: datetime) -> Action:
-        """The put of the idempotency marker ``key``, guarded so a second write with it fails."""
+    def idempotency_action(
+        self,
+        entity: Entity,
+        key: object,
+        now: datetime,
+        request: str | None = None,
+        *,
+        claim: int | None = None,
+        takeover: int | None = None,
+    ) -> Action:
+        """The put of the idempotency marker ``key``, guarded so a second write with it fails.
+
+        ``request`` (a :func:`request_digest`) is stored on the marker, so that the failure tells a
+        retry from another request. ``claim`` (wall-clock ms) makes it the *pending* marker a
+        chunked batch puts before its chunks; ``takeover`` (the claim time of a pending marker of
+        the same request left by a writer that did not finish) lets this write replace exactly that.
+        """
         table = self.rt.design.table_of(entity.name)
         item = {**marker_key(table, idempotency_text(entity.name, key)), KIND_ATTRIBUTE: "idem"}
         item["_tw_applied_at"] = format_rfc3339(now)
+        if request is not None:
+            item[REQUEST_ATTRIBUTE] = request
+        if claim is not None:
+            item[STATE_ATTRIBUTE], item[CLAIMED_ATTRIBUTE] = "pending", claim
         if table.ttl:
             item[table.ttl] = epoch_s(now + timedelta(seconds=IDEMPOTENCY_RETENTION_SECONDS))
         ph = Placeholders()
         cond = f"attribute_not_exists({ph.name(table.partition_key.name)})"
-        request = request_of("Put", table.table_name, {"Item": item_to_wire(item)}, [cond], ph)
-        return Action("idem", request, key, entity)
+        if takeover is not None:
+            cond += (
+                f" OR ({ph.name(REQUEST_ATTRIBUTE)} = {ph.value(request)}"
+                f" AND {ph.name(CLAIMED_ATTRIBUTE)} = {ph.value(takeover)})"
+            )
+        request_body = request_of("Put", table.table_name, {"Item": item_to_wire(item)}, [cond], ph)
+        return Action("idem", request_body, key, entity)
 
-    def idempotency_applied(self, entity: Entity, key: object) -> bool:
-        """True when the idempotency marker for ``key`` exists (a consistent read)."""
+    def idempotency_marker(self, entity: Entity, key: object) -> dict[str, object] | None:
+        """The stored idempotency marker of ``key`` (a consistent read), or None."""
         table = self.rt.design.table_of(entity.name)
-        return self.rt.read_raw(table, marker_key(table, idempotency_text(entity.name, key))) is not None
+        return self.rt.read_raw(table, marker_key(table, idempotency_text(entity.name, key)))
+
+    def same_request(self, action: Action) -> bool:
+        """Whether the stored marker ``action`` failed on was put by the same request (a retry).
+
+        A marker without a digest (written before digests existed) counts as the same request.
+        """
+        put = action.request["Put"]
+        sent = put["Item"].get(REQUEST_ATTRIBUTE)
+        table = next(t for t in self.rt.design.tables.values() if t.table_name == put["TableName"])
+        names = {table.partition_key.name, table.sort_key.name if table.sort_key else None}
+        key = {name: value for name, value in item_from_wire(put["Item"]).items() if name in names}
+        stored = self.rt.read_raw(table, key) or {}
+        return sent is None or REQUEST_ATTRIBUTE not in stored or to_wire(stored[REQUEST_ATTRIBUTE]) == sent
+
+    def finish_idempotency(self, entity: Entity, key: object, request: str) -> None:
+        """Mark a pending idempotency marker done (a chunked batch wrote every chunk): what a
+        concurrent retry of the same request waits for."""
+        table = self.rt.design.table_of(entity.name)
+        ph = Placeholders()
+        body = {
+            "Key": item_to_wire(marker_key(table, idempotency_text(entity.name, key))),
+            "UpdateExpression": f"REMOVE {ph.name(STATE_ATTRIBUTE)}, {ph.name(CLAIMED_ATTRIBUTE)}",
+        }
+        cond = f"{ph.name(REQUEST_ATTRIBUTE)} = {ph.value(request)}"
+        ((_, update),) = request_of("Update", table.table_name, body, [cond], ph).items()
+        self.rt.data.update_item(**update)
 
     def _unversioned_guard(
         self, entity: Entity, table: Table, old: Mapping | None, ph: Placeholders
