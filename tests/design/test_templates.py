@@ -112,3 +112,14 @@ def test_syntax_errors_name_position():
 def test_negative_numbers_cannot_be_zero_padded():
     with pytest.raises(TemplateValueError, match="negative"):
         KeyTemplate("{n:05}#x").render({"n": -3})
+
+
+@pytest.mark.parametrize("spec", ["zz", "q", "013z", ".2s3"])
+def test_a_format_spec_that_formats_nothing_is_refused_when_the_design_loads(spec):
+    with pytest.raises(TemplateSyntaxError, match=f"format spec :{spec} formats no number or string"):
+        KeyTemplate(f"DEV#{{device:{spec}}}")
+
+
+@pytest.mark.parametrize("spec", ["013", "05d", ">8", ".3f"])
+def test_format_specs_for_numbers_or_strings_still_load(spec):
+    KeyTemplate(f"DEV#{{device:{spec}}}")

@@ -230,6 +230,45 @@ def test_an_id_with_a_trailing_newline_is_no_id(api, admin):
     assert revoke.status_code == 422, revoke.text
 
 
+def test_framing_other_clients_get_wrong_is_refused_in_the_json_shape(api):
+    sent = json.dumps(batch(f"{MAC}_framing", NOW_MS - 97_000)).encode()
+    plain = api.post("/v1/batches", content=sent, headers={"Content-Type": "text/plain"})
+    assert plain.status_code == 415 and plain.json()["error"] == "unsupported_media_type"
+    utf16 = api.post("/v1/batches", content=sent.decode().encode("utf-16"))
+    assert utf16.status_code == 400 and utf16.json()["error"] == "malformed_json"
+    bom = api.post("/v1/batches", content=b"\xef\xbb\xbf" + sent)
+    assert bom.status_code == 400
+    for method, path, status in [("GET", "/nope", 404), ("DELETE", "/v1/devices", 405)]:
+        answer = api.request(method, path)
+        assert answer.status_code == status and answer.json()["error"] in ("not_found", "method_not_allowed")
+    window = {"from_ms": NOW_MS - 97_000, "to_ms": NOW_MS - 97_000}
+    assert api.get(f"/v1/devices/{MAC}/readings", params=window).json()["items"] == []
+
+
+def test_a_chunked_body_is_refused_at_the_limit_not_after_it_is_buffered(service, key):
+    # 2 MB of a chunked body that never ends: the answer must come from the first MB, not from
+    # the end of a body buffered whole (which would never come).
+    host, port = service[0].removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=15) as connection:
+        head = (
+            f"POST /v1/batches HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {key}\r\n"
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        connection.sendall(head.encode())
+        chunk = b" " * 65_536
+        for _ in range(32):
+            connection.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        answer = connection.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+
+
+def test_a_name_is_text_in_any_script_without_control_characters(api):
+    assert api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "Küche 2"}).status_code == 200
+    refused = api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "K\x00che"})
+    assert refused.status_code == 422 and "friendly_name" in fields(refused)
+    assert api.get(f"/v1/devices/{OTHER}").json()["friendly_name"] == "Küche 2"
+
+
 def test_text_that_is_not_utf8_is_422_naming_the_field(api):
     renamed = api.patch(f"/v1/devices/{MAC}", content=b'{"friendly_name": "\\ud800"}')
     assert renamed.status_code == 422 and "friendly_name" in fields(renamed), renamed.text
@@ -278,6 +317,8 @@ def test_unknown_device_is_404_naming_hardware_id(api):
         ),  # same ms
         (lambda b: b["readings"].append("reading"), "readings[2]"),
         (lambda b: b["readings"][1].update(friendly_name="forged"), "readings[1].friendly_name"),
+        (lambda b: b.update(firmware_version="   "), "firmware_version"),
+        (lambda b: b.update(firmware_version="1.0\x00"), "firmware_version"),
         (lambda b: b["readings"][1].update(boot_id=BOOT), "readings[1].boot_id"),
         (lambda b: b["readings"][1].update(timestamp_ms={"a": 1}), "readings[1].timestamp_ms"),
         (lambda b: b["readings"][1].update(timestamp_ms=[1]), "readings[1].timestamp_ms"),

@@ -454,3 +454,30 @@ def test_a_value_its_variables_type_refuses_is_named(
     assert replace in TYPED_VARIABLES
     code, stderr, out = _run(tmp_path, "main.tf", TYPED_VARIABLES.replace(replace, by), "terraform")
     assert code == 2 and not out.exists() and said in stderr, stderr
+
+
+def test_terraform_0_11_quoted_types_are_read_as_their_types(tmp_path: Path) -> None:
+    legacy = """
+variable "name" {
+  type    = "string"
+  default = "legacy_table"
+}
+variable "capacity" {
+  type    = "map"
+  default = { read = "3" }
+}
+resource "aws_dynamodb_table" "t" {
+  name           = var.name
+  hash_key       = "id"
+  read_capacity  = var.capacity["read"]
+  write_capacity = 1
+  attribute {
+    name = "id"
+    type = "S"
+  }
+}
+"""
+    code, stderr, out = _run(tmp_path, "main.tf", legacy, "terraform")
+    assert code == 0, stderr
+    table = load(out).tables["legacy_table"]
+    assert (table.billing.read, table.billing.write) == (3, 1)

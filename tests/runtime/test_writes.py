@@ -135,3 +135,10 @@ def test_table_key_cannot_change_in_update(nexus):
     nexus.put("User", {"userId": "usr_1", "email": "a@x.io"})
     with pytest.raises(ValidationError, match="userId is part of the table key"):
         nexus.update("User", {"userId": "usr_1"}, {"userId": "usr_9"}, expected_version=1)
+
+
+def test_remove_given_one_name_as_a_string_removes_that_attribute(van):
+    key = {"thing_name": "van-01", "timestamp": 1733529600000}
+    van.put("Message", {**key, "message_type": "status", "battery_voltage": 12})
+    van.update("Message", key, {}, remove="battery_voltage")
+    assert "battery_voltage" not in van.get("Message", **key)

@@ -62,6 +62,17 @@ def error_response(error: ApiError) -> JsonResponse:
     return JsonResponse(body, status_code=error.status, headers=error.headers or None)
 
 
+async def _bounded_body(request: Request) -> bytes:
+    # A chunked body declares no length: count as it arrives, so 20 MB is refused at the first MB
+    # rather than buffered whole before the check.
+    received = bytearray()
+    async for chunk in request.stream():
+        received += chunk
+        if len(received) > MAX_BODY_BYTES:
+            raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    return bytes(received)
+
+
 def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
     # {"hardware_id": "X", "hardware_id": "Y"} would otherwise mean whichever came last.
     body: dict[str, object] = {}
@@ -77,15 +88,21 @@ def _no_constants(name: str) -> object:
 
 
 async def json_body(request: Request) -> dict[str, object]:
-    """The request's JSON object; numbers as Decimal (exact, what DynamoDB stores); 400/413/422 otherwise."""
+    """The request's JSON object; numbers as Decimal (exact, what DynamoDB stores); 400/413/415/422
+    otherwise."""
+    media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if media_type != "application/json" and not media_type.endswith("+json"):
+        raise ApiError(
+            415, "unsupported_media_type", f"send JSON (Content-Type: application/json), not {media_type}"
+        )
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    raw = await _bounded_body(request)
     try:
-        body = json.loads(raw, parse_float=Decimal, parse_constant=_no_constants, object_pairs_hook=_unique)
+        # UTF-8 only (RFC 8259 section 8.1): json.loads would also guess UTF-16 and 32 from bytes.
+        text = raw.decode("utf-8")
+        body = json.loads(text, parse_float=Decimal, parse_constant=_no_constants, object_pairs_hook=_unique)
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(400, "malformed_json", f"the body is not JSON: {error}") from None
     except RecursionError:  # the parser recurses: thousands of nested brackets are no request of ours

@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Route
 
@@ -239,7 +240,19 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
         Route("/admin/api-keys", admin_call(list_keys), methods=["GET"]),
         Route("/admin/api-keys/{key_id}/revoke", admin_call(revoke_key), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+
+
+async def _http_error(request: Request, error: Exception) -> JsonResponse:
+    """Starlette's own 404 and 405 in the service's JSON error shape, like every other answer."""
+    assert isinstance(error, HTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    headers = dict(error.headers or {})
+    body = {
+        "error": codes.get(error.status_code, "http_error"),
+        "message": f"{request.method} {request.url.path}: {error.detail}",
+    }
+    return JsonResponse(body, status_code=error.status_code, headers=headers or None)
 
 
 def _guarded(work: Callable[[Request, dict[str, Any]], Any], request: Request, body: dict[str, Any]) -> Any:

@@ -147,6 +147,12 @@ def _constraint(node: Tree, scope: Scope, *, optional_ok: bool = False) -> Conve
     inner = _unwrapped(node)
     if inner.data == "identifier" and str(inner.children[0]) in _PRIMITIVES:
         return _PRIMITIVES[str(inner.children[0])]
+    if inner.data == "string":  # Terraform 0.11's quoted types: "string", "list", "map"
+        legacy = text_of(inner).strip().strip('"')
+        if legacy in _PRIMITIVES:
+            return _PRIMITIVES[legacy]
+        if legacy in ("list", "map"):
+            return _CONSTRUCTORS[legacy]([], scope)
     if inner.data == "function_call":
         name_node, *rest = subtrees(inner)
         name = str(name_node.children[0])

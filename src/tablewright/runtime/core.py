@@ -40,6 +40,11 @@ def _load(path_or_design: str | os.PathLike | Design) -> Design:
 MAX_LIMIT = 2**31 - 1  # DynamoDB's largest Limit
 
 
+def _names(remove: Sequence[str] | str) -> tuple[str, ...]:
+    # remove="note" means the attribute note, not the attributes n, o, t and e.
+    return (remove,) if isinstance(remove, str) else tuple(remove)
+
+
 class Runtime:
     """Entities and access patterns of ``design`` over ``client`` (any low-level boto3 DynamoDB client).
 
@@ -212,7 +217,7 @@ class Runtime:
                 ),
                 idem,
                 moment,
-                request_digest("replace" if replace else "put", entity, dict(values)),
+                ("replace" if replace else "put", entity, dict(values)),
             )
         )
 
@@ -250,7 +255,8 @@ class Runtime:
         cond = condition_of(found, condition, condition_params)
         moment = now or datetime.now(UTC)
         # The key and the names it changes, not the values: a retry may compute them from a new read.
-        request = request_digest("update", entity, dict(key), sorted(changes), sorted(remove))
+        remove = _names(remove)
+        request = ("update", entity, dict(key), sorted(changes), sorted(remove))
         return self.writer.run(
             lambda: self._with_idempotency(
                 found,
@@ -286,10 +292,12 @@ class Runtime:
         )
 
     def _with_idempotency(
-        self, entity: Entity, plan: Plan | None, idem: object, now: datetime, request: str
+        self, entity: Entity, plan: Plan | None, idem: object, now: datetime, request: tuple
     ) -> Plan | None:
+        """``plan`` with the idempotency marker of ``idem``; ``request`` (the parts the marker's
+        digest is made of) is only digested when there is a key, off the path of plain writes."""
         if idem is not None and plan is not None:
-            plan.actions.append(self.writer.idempotency_action(entity, idem, now, request))
+            plan.actions.append(self.writer.idempotency_action(entity, idem, now, request_digest(*request)))
         return plan
 
     # ------------------------------------------------------------------------------------ transactions
@@ -353,7 +361,7 @@ class Runtime:
             entity,
             key=dict(key),
             values=dict(changes),
-            remove=tuple(remove),
+            remove=_names(remove),
             expected_version=expected_version,
             condition=condition,
             condition_params=condition_params,

@@ -154,7 +154,6 @@ def _idempotency_markers(
     rt: Runtime, ops: Sequence[TxOp], records: list, explicit: object, now: datetime
 ) -> list[Action]:
     """One marker per (entity, idempotency value) written by the transaction, plus the explicit key's."""
-    request = request_digest("transact", *[part for op in ops for part in _request_parts(op)])
     wanted: dict[tuple[str, str], tuple[str, object]] = {}
     if explicit is not None:
         wanted[(ops[0].entity, repr(explicit))] = (ops[0].entity, explicit)
@@ -162,6 +161,9 @@ def _idempotency_markers(
         attribute = rt.entity(record.entity).idempotency_key
         if attribute and record.get(attribute) is not None:
             wanted.setdefault((record.entity, repr(record[attribute])), (record.entity, record[attribute]))
+    if not wanted:
+        return []
+    request = request_digest("transact", *[part for op in ops for part in _request_parts(op)])
     return [
         rt.writer.idempotency_action(rt.entity(name), value, now, request) for name, value in wanted.values()
     ]

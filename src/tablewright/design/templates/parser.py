@@ -55,6 +55,17 @@ def parse(text: str) -> Template:
     return Template(text, tuple(parts))
 
 
+def _applies(spec: str) -> bool:
+    """Whether ``spec`` is a Python format spec for a number or a string (else every write fails)."""
+    for sample in (0, ""):
+        try:
+            format(sample, spec)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
 def _parse_field(text: str, tokens: list[Token], i: int, start: int) -> tuple[Field, int]:
     """Parse after an OPEN token; return the field and the index after its CLOSE."""
     if i >= len(tokens) or tokens[i].kind is not Tok.NAME:
@@ -64,6 +75,12 @@ def _parse_field(text: str, tokens: list[Token], i: int, start: int) -> tuple[Fi
     spec = None
     if tokens[i].kind is Tok.ARG:
         spec = tokens[i].value.strip()
+        if not _applies(spec):
+            raise TemplateSyntaxError(
+                f"format spec :{spec} formats no number or string; write e.g. :013 (zero-padded)",
+                text,
+                tokens[i].position,
+            )
         i += 1
     filters: list[FilterCall] = []
     while tokens[i].kind is Tok.PIPE:
