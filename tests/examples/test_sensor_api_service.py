@@ -262,6 +262,34 @@ def test_a_chunked_body_is_refused_at_the_limit_not_after_it_is_buffered(service
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
 
 
+@pytest.mark.parametrize("spelling", ["1_795_000_000_000", "+1795000000000", "\u0661\u0667", "1e12", "5.0"])
+def test_a_query_number_is_ascii_digits_only(api, spelling):
+    answer = api.get(f"/v1/devices/{MAC}/readings", params={"from_ms": spelling, "to_ms": NOW_MS})
+    assert answer.status_code == 422 and fields(answer) == {"from_ms"}, answer.text
+
+
+def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
+    (tmp_path / "pepper").write_text(PEPPER + "\n")
+    env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": ""}
+    process, url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--pepper-file", "pepper", env=env)
+    try:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}) as admin:
+            raw = admin.post("/admin/api-keys", json={"description": "t"}).json()["api_key"]
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            head = (
+                f"POST /v1/batches HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {raw}\r\n"
+                'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n'
+            )
+            connection.sendall(head.encode())
+            time.sleep(0.3)  # the request is being read when the client goes
+        time.sleep(0.5)
+    finally:
+        stop(process)
+    log = process.stderr.read()
+    assert "Traceback" not in log and "ClientDisconnect" not in log, log
+
+
 def test_a_name_is_text_in_any_script_without_control_characters(api):
     assert api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "Küche 2"}).status_code == 200
     refused = api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "K\x00che"})

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 MAX_BODY_BYTES = 1_048_576  # 100 readings are ~50 KB; anything near 1 MB is not a batch
@@ -66,10 +67,15 @@ async def _bounded_body(request: Request) -> bytes:
     # A chunked body declares no length: count as it arrives, so 20 MB is refused at the first MB
     # rather than buffered whole before the check.
     received = bytearray()
-    async for chunk in request.stream():
-        received += chunk
-        if len(received) > MAX_BODY_BYTES:
-            raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        async for chunk in request.stream():
+            received += chunk
+            if len(received) > MAX_BODY_BYTES:
+                raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    except ClientDisconnect:  # nobody is left to read an answer, but the log gets no traceback either
+        raise ApiError(
+            400, "incomplete_body", "the client closed the connection before the body ended"
+        ) from None
     return bytes(received)
 
 
@@ -141,6 +147,9 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+_WHOLE = re.compile(r"-?[0-9]+")
+
+
 def int_param(request: Request, name: str, *, required: bool, low: int, high: int) -> int | None:
     """A whole-number query parameter within [low, high]; 422 naming it otherwise."""
     text = request.query_params.get(name)
@@ -148,10 +157,10 @@ def int_param(request: Request, name: str, *, required: bool, low: int, high: in
         if required:
             raise field_error(name, "required", "is required")
         return None
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise field_error(name, "type", f"must be a whole number, got {text!r}") from None
+    # ASCII digits only: int() would also take "1_000", "+5" and other scripts' digits ("٥").
+    if not _WHOLE.fullmatch(text.strip()):
+        raise field_error(name, "type", f"must be a whole number, got {text!r}")
+    value = int(text.strip())
     if not low <= value <= high:
         raise field_error(name, "range", f"must be between {low} and {high}, got {value}")
     return value
