@@ -22,6 +22,7 @@ from evse import DESIGN, refresh_daily_stats  # noqa: E402
 from evse.anomalies import run_anomaly_job  # noqa: E402
 from evse.ids import MOUNTAIN, from_mt  # noqa: E402
 
+from tablewright.cli.errors import reported  # noqa: E402
 from tablewright.runtime import Runtime  # noqa: E402
 
 PROGRAM = "evse jobs"
@@ -75,6 +76,7 @@ def anomalies(rt: Runtime, day: str, now_ms: int) -> int:
     return 0
 
 
+@reported(PROGRAM)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROGRAM, description="EVSE nightly jobs")
     parser.add_argument("job", choices=["daily-stats", "anomalies"])

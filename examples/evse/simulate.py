@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import random
 import sys
 import time
@@ -31,6 +32,7 @@ from evse.anomalies import CLOUD_EVENTS, UPLINK_MS  # noqa: E402
 from evse.ids import to_mt  # noqa: E402
 from evse.uplink import encode_uplink  # noqa: E402
 
+from tablewright.cli.errors import reported  # noqa: E402
 from tablewright.runtime import Runtime  # noqa: E402
 
 # Loaded by path: every example has a generate.py, and another one may be imported already.
@@ -142,6 +144,7 @@ def _payload(event: dict) -> dict:
     return {k: v for k, v in event.items() if k not in ("wireless_device_id", "timestamp")}
 
 
+@reported("evse simulate")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="evse simulate", description=__doc__.split("\n")[0])
     where = parser.add_mutually_exclusive_group()
@@ -158,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("late", "duplicates"):
         if not 0 <= getattr(args, name) <= 1:
             parser.error(f"--{name} is a fraction between 0 and 1")
-    if args.scale <= 0 or args.rate < 0 or args.lose < 0:
-        parser.error("--scale must be positive, --rate and --lose not negative")
+    if not (0 < args.scale < math.inf and 0 <= args.rate < math.inf) or args.lose < 0:  # nan fails both
+        parser.error("--scale must be a positive number, --rate and --lose not negative")
     rt = Runtime.open(DESIGN, endpoint_url=args.endpoint, db=args.db)
     rt.create_tables()
     simulation = plan(

@@ -8,17 +8,25 @@ unique key) gets its status and production metrics updated; an unknown one is ad
 vendor's organisation with a plant id derived from the station (``new_plant_id``), so two
 concurrent syncs adding the same new station compute the same id and one create wins.
 Alerts: ``Woms.sync_vendor_alerts``, each vendor alert id stored once per station whatever the
-number of concurrent runs (the unique marker in the alert's transaction decides). Prints one
-summary line; exit 0, 2 for bad arguments, 3 when the vendor API or the tables cannot be reached.
+number of concurrent runs (the unique marker in the alert's transaction decides). A station the
+vendor describes wrongly (no id, a value the design refuses, a plant removed meanwhile) is named on
+stderr and skipped, the others are synced. Prints one summary line; exit 0, 1 when a station was
+skipped, 2 for bad arguments, 3 when the vendor API (or what answers there) or the tables cannot be
+used.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import sys
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 
@@ -26,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from botocore.exceptions import BotoCoreError, ClientError  # noqa: E402
 from woms import DESIGN, METRICS, Woms  # noqa: E402
 
-from tablewright.runtime import ConflictError, Runtime, UniquenessError  # noqa: E402
+from tablewright.cli.errors import reported  # noqa: E402
+from tablewright.runtime import ConflictError, Runtime, RuntimeFailure, UniquenessError  # noqa: E402
 
 PROGRAM = "woms sync"
 NEW_PLANT_BASE = 10**12  # above any SQL plant id (7,000 max): vendor-discovered plants
@@ -51,45 +60,100 @@ def new_plant_id(vendor_id: int, vendor_plant_id: str) -> int:
     return NEW_PLANT_BASE + int(digest[:10], 16)
 
 
+# Seconds one vendor answer may take in all: httpx's timeout bounds each read, so a server sending
+# a byte every few seconds would otherwise hold the sync for ever.
+ANSWER_SECONDS = 60.0
+
+
+class VendorAnswerError(Exception):
+    """The vendor's API answered something that is no answer of its API (not JSON, another shape)."""
+
+
+def vendor_json(api: httpx.Client, path: str) -> object:
+    """GET ``path``: its JSON, numbers with a fraction as Decimal (the design stores no floats)."""
+    deadline = time.monotonic() + ANSWER_SECONDS
+    with api.stream("GET", path) as response:
+        response.raise_for_status()
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout(f"{path}: no whole answer within {ANSWER_SECONDS:.0f} s")
+    try:
+        return json.loads(body.decode("utf-8"), parse_float=Decimal)
+    except (ValueError, RecursionError):
+        raise VendorAnswerError(f"{path}: the answer is not JSON") from None
+
+
 def sync_vendor(woms: Woms, vendor_id: int, api: httpx.Client) -> SyncReport:
-    """One sync of one vendor: plants, then each plant's alerts."""
+    """One sync of one vendor: plants, then each plant's alerts. A station the vendor describes wrongly
+    (no id, a value the design refuses) is reported and skipped; the others are synced."""
     report = SyncReport()
     vendor = woms.rt.get("Vendor", vendor_id=vendor_id)
     if vendor is None:
         raise LookupError(f"vendor {vendor_id} is not in WOMS")
-    response = api.get(f"/vendors/{vendor_id}/plants")
-    response.raise_for_status()
-    for station in response.json():
-        station_id = str(station["vendor_plant_id"])
-        fields = {k: station[k] for k in PLANT_FIELDS if station.get(k) is not None}
-        known = woms.plant_for(vendor_id, station_id)
-        if known is not None:
-            changes = {k: v for k, v in fields.items() if known.get(k) != v}
-            if changes:
-                woms.rt.update("Plant", {"plant_id": known["plant_id"]}, changes)
-                report.plants_updated += 1
-        else:
-            values = {
-                "plant_id": new_plant_id(vendor_id, station_id),
-                "org_id": vendor["org_id"],
-                "vendor_id": vendor_id,
-                "vendor_plant_id": station_id,
-                **fields,
-            }
-            try:
-                woms.add_plant(values)
-                report.plants_added += 1
-            except (ConflictError, UniquenessError):
-                if woms.plant_for(vendor_id, station_id) is None:  # another station holds the id
-                    report.problems.append(f"plant id {values['plant_id']} of station {station_id} is taken")
-        alerts = api.get(f"/vendors/{vendor_id}/plants/{station_id}/alerts")
-        alerts.raise_for_status()
-        result = woms.sync_vendor_alerts(vendor_id, station_id, alerts.json())
-        report.alerts_created += len(result.created)
-        report.alerts_duplicate += len(result.duplicates)
+    stations = vendor_json(api, f"/vendors/{vendor_id}/plants")
+    if not isinstance(stations, list):
+        raise VendorAnswerError(f"/vendors/{vendor_id}/plants: expected a list of stations")
+    for index, station in enumerate(stations):
+        station_id = station.get("vendor_plant_id") if isinstance(station, dict) else None
+        if (
+            not isinstance(station_id, str | int)
+            or isinstance(station_id, bool)
+            or not str(station_id).strip()
+        ):
+            report.problems.append(f"station [{index}]: no vendor_plant_id; skipped")
+            continue
+        try:
+            _sync_station(woms, vendor, str(station_id), station, api, report)
+        except (
+            RuntimeFailure,
+            ValueError,
+            TypeError,
+            ArithmeticError,
+            VendorAnswerError,
+            httpx.HTTPStatusError,
+        ) as error:
+            said = "; ".join(line.strip() for line in str(error).splitlines())
+            report.problems.append(f"station {station_id}: {said}; skipped")
     return report
 
 
+def _sync_station(
+    woms: Woms, vendor: Mapping, station_id: str, station: Mapping, api: httpx.Client, report: SyncReport
+) -> None:
+    vendor_id = vendor["vendor_id"]
+    fields = {k: station[k] for k in PLANT_FIELDS if station.get(k) is not None}
+    known = woms.plant_for(vendor_id, station_id)
+    if known is not None:
+        changes = {k: v for k, v in fields.items() if known.get(k) != v}
+        if changes:
+            woms.rt.update("Plant", {"plant_id": known["plant_id"]}, changes)
+            report.plants_updated += 1
+    else:
+        values = {
+            "plant_id": new_plant_id(vendor_id, station_id),
+            "org_id": vendor["org_id"],
+            "vendor_id": vendor_id,
+            "vendor_plant_id": station_id,
+            **fields,
+        }
+        try:
+            woms.add_plant(values)
+            report.plants_added += 1
+        except (ConflictError, UniquenessError):
+            if woms.plant_for(vendor_id, station_id) is None:  # another station holds the id
+                report.problems.append(f"plant id {values['plant_id']} of station {station_id} is taken")
+    # The id is the vendor's text: escaped, so "ST1/../ST2" or "ST9?x=" names no other resource.
+    alerts = vendor_json(api, f"/vendors/{vendor_id}/plants/{quote(station_id, safe='')}/alerts")
+    if not isinstance(alerts, list):
+        raise VendorAnswerError("its alerts answer is not a list")
+    result = woms.sync_vendor_alerts(vendor_id, station_id, alerts)
+    report.alerts_created += len(result.created)
+    report.alerts_duplicate += len(result.duplicates)
+
+
+@reported(PROGRAM)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROGRAM, description="Sync a vendor's plants and alerts into WOMS")
     where = parser.add_mutually_exclusive_group(required=True)
@@ -108,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except LookupError as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
-    except (httpx.HTTPError, ClientError, BotoCoreError) as error:
+    except (httpx.HTTPError, ClientError, BotoCoreError, VendorAnswerError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 3
     print(
@@ -117,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for problem in report.problems:
         print(f"{PROGRAM}: {problem}", file=sys.stderr)
-    return 0
+    return 1 if report.problems else 0
 
 
 if __name__ == "__main__":

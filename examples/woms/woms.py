@@ -88,10 +88,10 @@ def alert_time(sent: object) -> object:
     day, clock, zone = found.groups()
     offset = "+00:00" if zone in "Zz" else zone
     try:
-        moment = datetime.fromisoformat(f"{day}T{clock}{offset}")
-    except ValueError:
-        return sent  # e.g. 2025-02-30: the design's rfc3339 rule reports it
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = datetime.fromisoformat(f"{day}T{clock}{offset}").astimezone(UTC)
+    except (ValueError, OverflowError):
+        return sent  # 2025-02-30, or 9999-12-31T23:59:59-01:00 (past year 9999 in UTC): validation names it
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Woms:

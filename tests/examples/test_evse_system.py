@@ -153,6 +153,17 @@ def test_rerunning_the_anomaly_job_records_nothing_new(simulated):
         (lambda m: m["WirelessMetadata"]["Sidewalk"].update(Timestamp="yesterday"), "Timestamp"),
         (lambda m: m.update(PayloadData=base64.b64encode(b'{"event_type":"boot"}').decode()), "event_type"),
         (lambda m: m.update(WirelessDeviceId="5f0c8d6e-1b2a-4c3d-8e9f-0a1b2c3d4e5f"), "not registered"),
+        (lambda m: m.update(WirelessMetadata="x"), "Timestamp is missing"),
+        (lambda m: m.update(WirelessMetadata=[1]), "Timestamp is missing"),
+        (lambda m: m["WirelessMetadata"]["Sidewalk"].update(Timestamp=1762000000), "not an RFC 3339 string"),
+        (lambda m: m.update(PayloadData=None), "PayloadData is missing"),
+        (lambda m: m.update(PayloadData=base64.b64encode(b"[" * 100_000 + b"]" * 100_000).decode()), "nests"),
+        (
+            lambda m: m.update(
+                PayloadData=base64.b64encode(b'{"event_type":"telemetry","energy_wh":9e125}').decode()
+            ),
+            "energy_wh",
+        ),
     ],
 )
 def test_the_handler_rejects_what_a_retry_cannot_fix_and_writes_nothing(mutate, reason):

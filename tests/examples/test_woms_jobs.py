@@ -186,11 +186,17 @@ def start(command: list[str], pattern: str, cwd: Path) -> tuple[subprocess.Popen
     raise AssertionError(f"{command[:3]} did not start: {process.stderr.read()}")
 
 
-def test_concurrent_vendor_syncs_store_each_alert_and_plant_once(tmp_path, monkeypatch):
+def _migrated(tmp_path: Path, monkeypatch, **scale: int) -> Path:
+    """A legacy SQL database of ``scale`` migrated into ``tmp_path/woms.db``; the SQL file."""
     sql = tmp_path / "small.sqlite"
-    legacy_sql.create(sql, plants=120, alerts_per_plant=2)
+    legacy_sql.create(sql, **scale)
     monkeypatch.setenv("WOMS_SQL", str(sql))
     assert run_plan(connect(tmp_path / "woms.db"), load_plan(PLAN), state=tmp_path / "s.json").ok
+    return sql
+
+
+def test_concurrent_vendor_syncs_store_each_alert_and_plant_once(tmp_path, monkeypatch):
+    sql = _migrated(tmp_path, monkeypatch, plants=120, alerts_per_plant=2)
     plants = sql_rows(sql, "plants")
     vendor_id = max({p["vendor_id"] for p in plants}, key=lambda v: sum(p["vendor_id"] == v for p in plants))
     mine = [p for p in plants if p["vendor_id"] == vendor_id]
@@ -311,3 +317,46 @@ def test_work_order_lifecycle_open_close_reopen():
     assert woms.work_order_metrics(10).plants == 1
     with pytest.raises(HierarchyError):
         woms.reopen_work_order(99)
+
+
+def test_a_sync_skips_the_stations_a_vendor_describes_wrongly_and_syncs_the_rest(tmp_path, monkeypatch):
+    sql = _migrated(tmp_path, monkeypatch, plants=12, alerts_per_plant=0)
+    plants = sql_rows(sql, "plants")
+    vendor_id = plants[0]["vendor_id"]
+    known = next(p["vendor_plant_id"] for p in plants if p["vendor_id"] == vendor_id)
+    odd = "ST1/../ST2?x="  # must name no other resource of the vendor's API
+    stations = [
+        {"vendor_plant_id": known, "capacity_kw": 1143.3},  # a decimal: stored exactly, not refused
+        {"name": "no id"},
+        "not a station",
+        {"vendor_plant_id": "LOWER", "name": "x", "network_status": "offline"},  # the design says OFFLINE
+        {"vendor_plant_id": odd, "name": "Odd id", "network_status": "NORMAL", "capacity_kw": 5},
+    ]
+    alert = {"vendor_alert_id": "A1", "alert_time": "9999-12-31T23:59:59-01:00", "severity": "CRITICAL"}
+    feed = {odd: [{"vendor_alert_id": "A2", "alert_time": "2025-01-16T00:00:00Z", "severity": "CRITICAL"}]}
+    feed[known] = [alert]  # a time past year 9999 in UTC
+    (tmp_path / "vendor.json").write_text(json.dumps({str(vendor_id): {"plants": stations, "alerts": feed}}))
+    api, api_url = start(
+        [sys.executable, str(EXAMPLE / "vendor_api.py"), "--data", "vendor.json", "--port", "0"],
+        r"listening on (\S+)",
+        tmp_path,
+    )
+    try:
+        command = [sys.executable, str(EXAMPLE / "sync.py"), "--db", str(tmp_path / "woms.db")]
+        command += ["--vendor-id", str(vendor_id), "--vendor-url", api_url]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    finally:
+        api.terminate()
+        api.wait(timeout=10)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    problems = result.stderr.splitlines()
+    assert any(line.startswith("woms sync: station [1]: no vendor_plant_id") for line in problems)
+    assert any(line.startswith("woms sync: station [2]: no vendor_plant_id") for line in problems)
+    assert any("station LOWER:" in line and "offline" in line for line in problems), problems
+    assert any(f"station {known}:" in line and "alert_time" in line for line in problems), problems
+    woms = Woms(Runtime.open(DESIGN, db=tmp_path / "woms.db"))
+    assert woms.plant_for(vendor_id, known)["capacity_kw"] == Decimal("1143.3")
+    plant = woms.plant_for(vendor_id, odd)
+    assert plant is not None, result.stderr
+    ids = [a["vendor_alert_id"] for a in woms.rt.run("alerts_by_plant", plant_id=plant["plant_id"]).items]
+    assert ids == ["A2"] and woms.plant_for(vendor_id, "LOWER") is None

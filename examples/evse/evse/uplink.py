@@ -51,11 +51,16 @@ def decode_uplink(message: Mapping[str, object]) -> dict[str, object]:
     wireless = message.get("WirelessDeviceId")
     if not isinstance(wireless, str) or not wireless:
         raise UplinkError("WirelessDeviceId is missing or not a string")
+    payload = message.get("PayloadData")
+    if not isinstance(payload, str):
+        raise UplinkError(f"PayloadData is missing or not a base64 string ({type(payload).__name__})")
     try:
-        raw = base64.b64decode(str(message.get("PayloadData", "")), validate=True)
+        raw = base64.b64decode(payload, validate=True)
         body = json.loads(raw, parse_float=Decimal)
     except (binascii.Error, ValueError) as error:
         raise UplinkError(f"PayloadData is not base64 JSON: {error}") from None
+    except RecursionError:  # the parser recurses: no uplink nests thousands deep
+        raise UplinkError("PayloadData nests too deeply to be an uplink") from None
     if not isinstance(body, dict):
         raise UplinkError(f"PayloadData holds a {type(body).__name__}, not an object")
     named = sorted(set(body) & set(DERIVED))
@@ -65,10 +70,13 @@ def decode_uplink(message: Mapping[str, object]) -> dict[str, object]:
 
 
 def _received_ms(message: Mapping[str, object]) -> int:
-    sidewalk = (message.get("WirelessMetadata") or {}).get("Sidewalk") or {}  # type: ignore[union-attr]
+    metadata = message.get("WirelessMetadata")
+    sidewalk = metadata.get("Sidewalk") if isinstance(metadata, Mapping) else None
     stamp = sidewalk.get("Timestamp") if isinstance(sidewalk, Mapping) else None
-    if not isinstance(stamp, str):
+    if stamp is None:
         raise UplinkError("WirelessMetadata.Sidewalk.Timestamp is missing")
+    if not isinstance(stamp, str):
+        raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} is not an RFC 3339 string")
     try:
         moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
     except ValueError:

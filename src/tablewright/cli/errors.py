@@ -145,6 +145,29 @@ def describe(error: BaseException) -> tuple[int, str] | None:
     return (status(error) if callable(status) else status), say(error)
 
 
+def reported(program: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """Decorate an application's ``main`` (an example's script, a team's job) so that what a user can
+    cause ends as the project's commands end: one line ``<program>: error: <message>`` on stderr and
+    the decided exit status, never a traceback. An unexpected exception still raises."""
+
+    def decorate(main: Callable[..., int]) -> Callable[..., int]:
+        def wrapped(*args: object, **kwargs: object) -> int:
+            try:
+                return main(*args, **kwargs)
+            except Exception as error:
+                known = describe(error)
+                if known is None:
+                    raise
+                status, message = known
+                click.echo(f"{program}: error: {message}", err=True)
+                return status
+
+        wrapped.__doc__, wrapped.__name__ = main.__doc__, main.__name__
+        return wrapped
+
+    return decorate
+
+
 def report(command: str, message: str) -> None:
     """Write ``tablewright <command>: error: <message>`` to stderr."""
     click.echo(f"tablewright {command}: error: {message}", err=True)
