@@ -162,6 +162,93 @@ def test_eight_processes_of_conditional_increments_lose_nothing(tmp_path: Path) 
     assert Path(f"{path}{SIDECAR}").is_file(), "the writers did not queue at the sidecar's lock"
 
 
+# A program writing the file without the gate (as another SQLite client would): it changes item "c" to
+# n=10 inside a transaction holding SQLite's write lock, says "changed", and commits when told.
+CHANGE_WITHOUT_GATE = """
+import sqlite3, sys, orjson
+from tablewright.engine import Engine
+with Engine(sys.argv[1]) as engine:
+    meta = engine.store.table("items")
+    key = meta.encode_item_key({"pk": {"S": "c"}}, for_item=False)
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+item = orjson.dumps({"pk": {"S": "c"}, "n": {"N": "10"}})
+conn.execute(meta.upsert_item_sql, (*key, len(item), item))
+print("changed", flush=True)
+sys.stdin.readline()
+conn.execute("COMMIT")
+"""
+
+
+def test_a_crowded_write_whose_item_changed_after_it_read_ahead_is_evaluated_again(database) -> None:
+    """Crowded writers evaluate a conditional write on the item read before the lock (Action.run);
+    if another writer changed the item in between, the write must use the new item, not lose it."""
+    increment = {
+        "TableName": "items",
+        "Key": {"pk": {"S": "c"}},
+        "UpdateExpression": "SET n = n + :one",
+        "ConditionExpression": "n >= :five",
+        "ExpressionAttributeValues": {":one": {"N": "1"}, ":five": {"N": "5"}},
+        "ReturnValues": "ALL_OLD",
+    }
+    with Engine(str(database), lock_timeout=60) as engine:
+        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": "c"}, "n": {"N": "5"}}})
+        changer = subprocess.Popen(
+            [sys.executable, "-c", CHANGE_WITHOUT_GATE, str(database)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert changer.stdout is not None and changer.stdout.readline().strip() == "changed"
+            gate_for(str(database)).crowd()
+            outcome: list[object] = []
+            writer = threading.Thread(target=lambda: outcome.append(engine.handle("UpdateItem", increment)))
+            writer.start()
+            # The writer holds the gate only after it read the item (n=5): it now waits for SQLite's lock.
+            with open(f"{database}{SIDECAR}", "rb") as sidecar:
+                while True:
+                    try:
+                        fcntl.flock(sidecar, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        break
+                    fcntl.flock(sidecar, fcntl.LOCK_UN)
+                    assert writer.is_alive(), outcome
+            assert changer.stdin is not None
+            changer.stdin.write("commit\n")
+            changer.stdin.flush()
+            writer.join(timeout=60)
+        finally:
+            release(changer)
+        assert outcome == [{"Attributes": {"pk": {"S": "c"}, "n": {"N": "10"}}}]
+        stored = engine.handle("GetItem", {"TableName": "items", "Key": {"pk": {"S": "c"}}})["Item"]
+        assert stored["n"] == {"N": "11"}, "the increment was computed on the item read before the lock"
+
+
+def test_a_crowded_write_whose_condition_fails_on_the_item_read_ahead_writes_nothing(database) -> None:
+    with Engine(str(database)) as engine:
+        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": "c"}, "n": {"N": "1"}}})
+        gate_for(str(database)).crowd()
+        refused = on_thread(
+            lambda: engine.handle(
+                "UpdateItem",
+                {
+                    "TableName": "items",
+                    "Key": {"pk": {"S": "c"}},
+                    "UpdateExpression": "SET n = :two",
+                    "ConditionExpression": "n > :one",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":two": {"N": "2"}},
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+            )
+        )
+        assert getattr(refused, "code", None) == "ConditionalCheckFailedException"
+        assert refused.item == {"pk": {"S": "c"}, "n": {"N": "1"}}  # type: ignore[attr-defined]
+        gate_for(str(database)).crowd()
+        engine.handle("DeleteItem", {"TableName": "items", "Key": {"pk": {"S": "c"}}})
+        assert scan_keys(engine) == set()
+
+
 # ----------------------------------------------------------------------- another process holds it
 
 

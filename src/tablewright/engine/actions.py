@@ -13,6 +13,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from . import expressions as ex
 from .capacity import Consumed
 from .catalog import TableMeta
@@ -165,8 +167,11 @@ class Action:
     # evaluate() may raise ConditionalCheckFailedException; it writes nothing.
     def evaluate(self, conn: sqlite3.Connection) -> None:
         self._check_table_unchanged()
-        row = self.engine.store.fetch(conn, self.table, self.encoded_key)
-        self.old, self.old_size = row if row else (None, 0)
+        self._evaluate_on(self.engine.store.stored_row(conn, self.table, self.encoded_key))
+
+    def _evaluate_on(self, row: tuple[bytes, int] | None) -> None:
+        """:meth:`evaluate` on the stored row read (its JSON bytes and size, or None)."""
+        self.old, self.old_size = (orjson.loads(row[0]), row[1]) if row else (None, 0)
         if not self.expressions.check(self.old or {}):
             self._charges.append((self.old, self.old, self.old_size, self.old_size))
             failed_item = self.old if self.return_on_failure == "ALL_OLD" else None
@@ -229,8 +234,33 @@ class Action:
 
     def run(self) -> None:
         """Evaluate and apply as one atomic write (the single-item operations)."""
-        with self.engine.store.write() as conn:
+        store = self.engine.store
+        if store.crowded():
+            self._run_read_ahead()
+            return
+        with store.write() as conn:
             self.evaluate(conn)
+            self.apply(conn)
+
+    def _run_read_ahead(self) -> None:
+        """:meth:`run` for crowded writers (other processes got in the way lately): evaluate on the item
+        read before the write lock, and under the lock only confirm that its stored bytes are unchanged.
+
+        Evaluation (decoding, the condition, the update, the size) is most of a conditional write's
+        work; done under the lock it kept the writers admitted at once, one per core, waiting for each
+        other. Now the lock covers a read, a comparison and the write. Equal bytes are an equal item, so
+        the result is the one an evaluation under the lock would give; a changed item is evaluated
+        again under the lock. A condition that fails on the item read fails there, as of that read,
+        which a request in flight may see (DynamoDB's own reads and writes order the same way).
+        """
+        store, table, key = self.engine.store, self.table, self.encoded_key
+        seen = store.single_stored_row(table, key)
+        self._evaluate_on(seen)
+        with store.write() as conn:
+            self._check_table_unchanged()
+            now = store.stored_row(conn, table, key)
+            if now != seen:
+                self._evaluate_on(now)
             self.apply(conn)
 
 

@@ -430,21 +430,28 @@ class Store:
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]
     ) -> tuple[Item, int] | None:
         """The stored item and its size, or None."""
-        row = conn.execute(meta.select_item_sql, key).fetchone()
+        row = self.stored_row(conn, meta, key)
         return (orjson.loads(row[0]), row[1]) if row else None
+
+    def stored_row(
+        self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]
+    ) -> tuple[bytes, int] | None:
+        """The stored item as its JSON bytes, undecoded, and its size, or None."""
+        return conn.execute(meta.select_item_sql, key).fetchone()
 
     def fetch_single(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[Item, int] | None:
         """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
         no BEGIN/COMMIT is needed (the caller looked its table up through :meth:`table`)."""
-        row = self._single_row(meta, key)
+        row = self.single_stored_row(meta, key)
         return (orjson.loads(row[0]), row[1]) if row else None
 
     def fetch_single_encoded(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> bytes | None:
         """:meth:`fetch_single`'s item as its stored JSON bytes, undecoded (GetItem's pass-through)."""
-        row = self._single_row(meta, key)
+        row = self.single_stored_row(meta, key)
         return row[0] if row else None
 
-    def _single_row(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple | None:
+    def single_stored_row(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[bytes, int] | None:
+        """:meth:`stored_row` as a request's own statement, outside any transaction."""
         h, pk, sk = key
         params = (h, bytearray(pk), bytearray(sk))  # bytearray: no adapter lookup (see item_row)
         if self.path is None:  # the in-memory store's connection is shared: one thread at a time

@@ -126,7 +126,7 @@ class WriteGate:
                     raise GateBusy("another process is writing the database")
                 if file.contended:
                     file.contended = False
-                    self._crowd()
+                    self.crowd()
                 if timeout is not None:
                     remaining = max(0.0, remaining - (time.monotonic() - started))
         except BaseException:
@@ -142,8 +142,9 @@ class WriteGate:
         finally:
             self._threads.release()
 
-    def _crowd(self) -> None:
-        """Writers of another process were in the way: queue for admission for a while."""
+    def crowd(self) -> None:
+        """Writers of another process were in the way: queue for admission for a while (the gate calls
+        it when it had to wait; tests call it to take the crowded paths without a crowd)."""
         self._crowded_until = time.monotonic() + _CROWDED_FOR
         self.crowded = True
 
