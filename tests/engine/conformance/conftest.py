@@ -16,6 +16,7 @@ moto runs marked ``slow``, so out of the fast subset):
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -126,6 +127,17 @@ def _remote_region(backend: str) -> str | None:
     return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
 
 
+@functools.cache
+def _moto_session() -> boto3.session.Session:
+    """One boto3 session for every moto run of this process. ``mock_aws`` starts with a fresh default
+    session, whose first client loads botocore's models again (130 ms of each test's 400); a session
+    made once, after moto is imported (so that it has moto's request hook), loads them once. Each
+    ``mock_aws`` still starts from empty backends."""
+    import moto  # noqa: F401 - registers moto's hook before the session copies botocore's handlers
+
+    return boto3.session.Session(region_name=_REGION)
+
+
 @pytest.fixture
 def client(backend: str, _aws_env: None, _remote_url: str | None) -> Iterator[Any]:
     """A boto3 DynamoDB client on a fresh, empty backend (a fresh table namespace on remote ones)."""
@@ -133,12 +145,12 @@ def client(backend: str, _aws_env: None, _remote_url: str | None) -> Iterator[An
         from moto import mock_aws
 
         with mock_aws():
-            yield boto3.client("dynamodb", region_name=_REGION)
+            yield _moto_session().client("dynamodb", region_name=_REGION)
     elif backend in REMOTE_BACKENDS:
         assert _remote_url is not None
         region = _remote_region(backend)
         remote = _backends.remote_client(_remote_url, region)
-        with _backends.namespaced(remote, _backends.remote_client(_remote_url, region)):
+        with _backends.namespaced(remote, _backends.cleanup_client(_remote_url, region)):
             yield remote
     else:
         import tablewright
@@ -153,12 +165,12 @@ def resource(backend: str, _aws_env: None, _remote_url: str | None) -> Iterator[
         from moto import mock_aws
 
         with mock_aws():
-            yield boto3.resource("dynamodb", region_name=_REGION)
+            yield _moto_session().resource("dynamodb", region_name=_REGION)
     elif backend in REMOTE_BACKENDS:
         assert _remote_url is not None
         region = _remote_region(backend)
         dynamodb = _backends.remote_resource(_remote_url, region)
-        with _backends.namespaced(dynamodb.meta.client, _backends.remote_client(_remote_url, region)):
+        with _backends.namespaced(dynamodb.meta.client, _backends.cleanup_client(_remote_url, region)):
             yield dynamodb
     else:
         import tablewright
