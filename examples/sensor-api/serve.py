@@ -61,9 +61,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--admin-token-file", help=f"file holding the admin token (else {ADMIN_VARIABLE})")
     parser.add_argument("--rate", type=float, default=50.0, help="requests/s per API key (0: no limit)")
     parser.add_argument("--burst", type=int, default=100, help="requests one key may send at once")
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a request body has to arrive whole (default 30)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port} is not a port (0-65535)")
+    if not 0 < args.body_timeout <= 3600:  # nan and inf are refused too
+        parser.error(f"--body-timeout {args.body_timeout} is not a number of seconds from 0 to 3600")
     if args.endpoint and not args.endpoint.startswith(("http://", "https://")):
         parser.error(f"--endpoint {args.endpoint!r} is not an http(s) URL")
     return args
@@ -76,7 +84,11 @@ def main(argv: list[str] | None = None) -> None:
     except api_keys.PepperMissingError as error:
         fail(2, str(error))
     settings = Settings(
-        pepper=pepper, admin_token=admin_token(args.admin_token_file), rate=args.rate, burst=args.burst
+        pepper=pepper,
+        admin_token=admin_token(args.admin_token_file),
+        rate=args.rate,
+        burst=args.burst,
+        body_seconds=args.body_timeout,
     )
     # Cursors are signed: a secret derived from the pepper keeps them valid across restarts and
     # processes of one deployment, and useless to anyone without the pepper.

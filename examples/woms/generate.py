@@ -17,6 +17,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from tablewright.design.templates import fold
+
 BASE = datetime(2025, 1, 15, 14, 30, tzinfo=UTC)  # the document's sample alert time
 VENDOR_KINDS = ["solis", "huawei", "sungrow", "growatt", "sma", "other"]
 STATUSES = ["NORMAL"] * 7 + ["OFFLINE", "FAULT", "PARTIAL"]
@@ -239,7 +241,7 @@ def params(seed: int, scale: float) -> dict[str, list[dict]]:
     mapped = data["WorkOrderPlant"][0]
     return {
         "account_by_email": [
-            {"email_key": data["Account"][0]["email"].lower()},
+            {"email_key": fold(data["Account"][0]["email"])},
             {"email_key": "nobody@example.com"},
         ],
         "get_work_order": [{"work_order_id": 1}, {"work_order_id": 99999}],

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from tablewright.design.templates import fold
 from tablewright.runtime import (
     ConditionFailedError,
     NotFoundError,
@@ -129,8 +130,9 @@ class Woms:
         return self.rt.put("Account", values).record  # type: ignore[return-value]
 
     def account_by_email(self, email: str) -> Record | None:
-        """Login: the account of an email address, whatever its letter case."""
-        for account in self.rt.run("account_by_email", email_key=email.lower()):
+        """Login: the account of an email address, whatever its letter case or Unicode spelling (the
+        design's ``email_key`` is ``{email|fold}``)."""
+        for account in self.rt.run("account_by_email", email_key=fold(email)):
             return account
         return None
 

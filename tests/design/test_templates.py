@@ -25,6 +25,16 @@ def test_case_only_where_written():
     assert KeyTemplate("task#{status|lower}").render(values) == "task#in_progress"
 
 
+def test_fold_gives_every_spelling_of_a_name_one_key():
+    fold = KeyTemplate("EMAIL#{email|fold}")
+    spellings = ["Jos\u00e9@Example.com", "JOSE\u0301@EXAMPLE.COM", "jos\u00e9@example.com"]
+    assert {fold.render({"email": text}) for text in spellings} == {"EMAIL#jos\u00e9@example.com"}
+    assert fold.render({"email": "STRA\u00dfE@x.de"}) == fold.render({"email": "strasse@X.DE"})
+    assert fold.render({"email": "\uff41\uff4e\uff4e@x.de"}) == "EMAIL#ann@x.de"  # full-width letters
+    lower = KeyTemplate("EMAIL#{email|lower}")
+    assert lower.render({"email": spellings[0]}) != lower.render({"email": spellings[1]})
+
+
 def test_year_bucket_from_rfc3339_and_datetime():
     t = KeyTemplate("USER#{userId}#{startUtc|year}")
     assert t.render({"userId": "user_123", "startUtc": "2025-12-31T23:30:00Z"}) == "USER#user_123#2025"

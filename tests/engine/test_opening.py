@@ -57,6 +57,16 @@ def _refused(path: Path, kind: type[Exception], *words: str, read_only: bool = F
     return message
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\t\n"])
+def test_a_blank_path_is_refused_not_opened_as_a_private_temporary_database(tmp_path, monkeypatch, blank):
+    # SQLite opens "" as a temporary file of each connection: every thread would see its own tables,
+    # and nothing would be kept. "  " would be a file of that name in the working folder.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BadDatabaseFile, match="is empty; name a file"):
+        Engine(blank)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"hello, I am a text file\n", os.urandom(4096), b"SQLite format 2\x00" + bytes(200)],

@@ -216,6 +216,14 @@ def test_redelivery_of_a_moved_event_finds_its_moved_copy(fleet):
     assert len(stored_events(fleet)) == 2
 
 
+def test_an_attribute_the_design_does_not_name_is_refused_not_stored_as_another_event(fleet):
+    fleet.ingest(telemetry(FIRST_0130, "C"))
+    with pytest.raises(ValidationError) as caught:
+        fleet.ingest(telemetry(FIRST_0130, "C", firmware_build="r7"))  # a redelivery with one field more
+    assert "firmware_build" in str(caught.value)
+    assert len(stored_events(fleet)) == 1
+
+
 def test_late_uplink_is_appended_but_does_not_roll_the_state_back(fleet):
     fleet.ingest(telemetry(SECOND_0130, "B"))
     late = fleet.ingest(telemetry(SECOND_0130 - 900_000, "C"))

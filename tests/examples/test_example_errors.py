@@ -23,6 +23,9 @@ VENDOR = ["--vendor-id", "3", "--vendor-url", "http://127.0.0.1:9"]
         ("evse/simulate.py", ["--scale", "nan"], 2, "--scale must be a positive number"),
         ("woms/sync.py", ["--db", "{garbage}", *VENDOR], 2, "is not a SQLite database"),
         ("woms/sync.py", ["--endpoint", "notaurl", *VENDOR], 2, "is not an endpoint URL"),
+        ("woms/migration/legacy_sql.py", ["/nonexistent/w.sqlite"], 2, "folder /nonexistent does not exist"),
+        ("woms/migration/legacy_sql.py", ["."], 2, ". is a folder"),
+        ("woms/migration/legacy_sql.py", ["w.sqlite", "--plants", "-3"], 2, "not between 0 and 1,000,000"),
     ],
 )
 def test_a_wrong_argument_is_one_line_and_the_projects_status(tmp_path, script, args, status, said):

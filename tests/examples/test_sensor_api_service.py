@@ -290,6 +290,45 @@ def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
     assert "Traceback" not in log and "ClientDisconnect" not in log, log
 
 
+def test_a_body_short_of_its_length_is_408_after_the_body_timeout_and_the_server_goes_on(tmp_path):
+    (tmp_path / "pepper").write_text(PEPPER + "\n")
+    env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": ""}
+    args = ("--db", str(tmp_path / "s.db"), "--pepper-file", "pepper", "--body-timeout", " 0.5 ")
+    process, url = start(tmp_path, *args, env=env)
+    try:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}) as admin:
+            raw = admin.post("/admin/api-keys", json={"description": "t"}).json()["api_key"]
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=20) as connection:
+            head = (
+                f"POST /v1/devices HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {raw}\r\n"
+                'Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{"hardware_id": '
+            )
+            connection.sendall(head.encode())  # 400 bytes announced, 17 sent, the socket kept open
+            started = time.monotonic()
+            answer = connection.recv(4096)
+            waited = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408") and b"body_timeout" in answer, answer[:300]
+        assert waited < 10, "the answer came from the body timeout, not from the client's socket timeout"
+        with httpx.Client(base_url=url, headers={"X-API-Key": raw}) as device:
+            assert device.get("/v1/devices").status_code == 200  # the server still answers
+    finally:
+        stop(process)
+    assert "Traceback" not in process.stderr.read()
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "soon"])
+def test_a_body_timeout_that_is_no_time_is_refused_at_start(tmp_path, seconds):
+    done = subprocess.run(
+        [sys.executable, str(SERVE), "--port", "0", "--body-timeout", seconds],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "API_KEY_PEPPER": PEPPER, "SENSOR_API_ADMIN_TOKEN": ADMIN},
+    )
+    assert done.returncode == 2 and "--body-timeout" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_a_name_is_text_in_any_script_without_control_characters(api):
     assert api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "Küche 2"}).status_code == 200
     refused = api.patch(f"/v1/devices/{OTHER}", json={"friendly_name": "K\x00che"})

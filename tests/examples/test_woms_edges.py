@@ -96,6 +96,19 @@ def test_email_uniqueness_ignores_case(woms):
     assert woms.account_by_email("bob@example.com") is None
 
 
+def test_email_uniqueness_ignores_unicode_spelling_and_case_folding(woms):
+    composed, decomposed = "Jos\u00e9@example.com", "Jose\u0301@example.com"  # é as one or two characters
+    woms.create_account({"account_id": 1, "org_id": 1, "email": composed})
+    with pytest.raises(UniquenessError):
+        woms.create_account({"account_id": 2, "org_id": 1, "email": decomposed.upper()})
+    found = woms.account_by_email(decomposed)
+    assert found is not None and found["account_id"] == 1 and found["email"] == composed
+    woms.create_account({"account_id": 3, "org_id": 1, "email": "stra\u00dfe@example.de"})  # ß
+    with pytest.raises(UniquenessError):
+        woms.create_account({"account_id": 4, "org_id": 1, "email": "STRASSE@example.de"})
+    assert woms.account_by_email("Strasse@Example.DE")["account_id"] == 3
+
+
 # ------------------------------------------------------------------------------------ alerts
 def test_alert_times_have_one_precision_whatever_the_vendor_sends(woms):
     sent = {

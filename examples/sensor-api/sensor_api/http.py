@@ -6,6 +6,7 @@ domain modules (``devices``, ``ingestion``, ``readings``, ``api_keys``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -18,6 +19,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 MAX_BODY_BYTES = 1_048_576  # 100 readings are ~50 KB; anything near 1 MB is not a batch
+BODY_SECONDS = 30.0  # a device on a slow link sends 50 KB in well under that (README, D17)
 
 
 class ApiError(Exception):
@@ -63,15 +65,22 @@ def error_response(error: ApiError) -> JsonResponse:
     return JsonResponse(body, status_code=error.status, headers=error.headers or None)
 
 
-async def _bounded_body(request: Request) -> bytes:
+async def _bounded_body(request: Request, seconds: float) -> bytes:
     # A chunked body declares no length: count as it arrives, so 20 MB is refused at the first MB
-    # rather than buffered whole before the check.
+    # rather than buffered whole before the check. A body that stops short of its Content-Length
+    # (or a chunked one that never ends) would hold the connection and its task for ever: it has
+    # ``seconds`` to arrive whole.
     received = bytearray()
     try:
-        async for chunk in request.stream():
-            received += chunk
-            if len(received) > MAX_BODY_BYTES:
-                raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                received += chunk
+                if len(received) > MAX_BODY_BYTES:
+                    raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    except TimeoutError:
+        raise ApiError(
+            408, "body_timeout", f"the body did not arrive whole within {seconds:g} s", Connection="close"
+        ) from None
     except ClientDisconnect:  # nobody is left to read an answer, but the log gets no traceback either
         raise ApiError(
             400, "incomplete_body", "the client closed the connection before the body ended"
@@ -93,9 +102,9 @@ def _no_constants(name: str) -> object:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-async def json_body(request: Request) -> dict[str, object]:
-    """The request's JSON object; numbers as Decimal (exact, what DynamoDB stores); 400/413/415/422
-    otherwise."""
+async def json_body(request: Request, seconds: float = BODY_SECONDS) -> dict[str, object]:
+    """The request's JSON object; numbers as Decimal (exact, what DynamoDB stores); 400/408/413/415/422
+    otherwise (408: the body took longer than ``seconds`` to arrive)."""
     media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if media_type != "application/json" and not media_type.endswith("+json"):
         raise ApiError(
@@ -104,7 +113,7 @@ async def json_body(request: Request) -> dict[str, object]:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise ApiError(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
-    raw = await _bounded_body(request)
+    raw = await _bounded_body(request, seconds)
     try:
         # UTF-8 only (RFC 8259 section 8.1): json.loads would also guess UTF-16 and 32 from bytes.
         text = raw.decode("utf-8")

@@ -34,6 +34,7 @@ from tablewright.runtime import (
 
 from . import api_keys, devices, ingestion, readings
 from .http import (
+    BODY_SECONDS,
     ApiError,
     JsonResponse,
     Throttle,
@@ -65,6 +66,7 @@ class Settings:
     admin_token: str
     rate: float = 50.0
     burst: int = 100
+    body_seconds: float = BODY_SECONDS
 
 
 def create_app(rt: Runtime, settings: Settings) -> Starlette:
@@ -77,7 +79,7 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
                 raw_key = request.headers.get("x-api-key")
                 key = await run_in_threadpool(_authenticate, rt, settings, raw_key)
                 throttle.admit(key["key_id"])
-                payload = await json_body(request) if body else {}  # read only for a known key
+                payload = await json_body(request, settings.body_seconds) if body else {}  # a known key's
                 status, content = await run_in_threadpool(_guarded, work, request, payload)
                 return JsonResponse(content, status_code=status)
             except ApiError as error:
@@ -89,7 +91,7 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
         async def endpoint(request: Request) -> JsonResponse:
             try:
                 _check_admin(request, settings)
-                payload = await json_body(request) if body else {}
+                payload = await json_body(request, settings.body_seconds) if body else {}
                 status, content = await run_in_threadpool(_guarded, work, request, payload)
                 return JsonResponse(content, status_code=status)
             except ApiError as error:

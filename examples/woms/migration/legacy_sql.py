@@ -18,8 +18,13 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+
+from tablewright.cli.errors import ENVIRONMENT, CommandError, reported
+
+PROGRAM = "legacy_sql.py"
 
 SCHEMA = """
 CREATE TABLE organizations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
@@ -200,16 +205,37 @@ def create(
     return {table: len(values) for table, values in rows.items()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Generate the WOMS SQL database (SQLite)")
+def _count(text: str) -> int:
+    """A command-line count: a whole number from 0 to 1,000,000 (stray spaces and ``_`` allowed)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1,000,000")
+    return value
+
+
+@reported(PROGRAM)
+def main() -> int:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description="Generate the WOMS SQL database (SQLite)")
     parser.add_argument("path")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--plants", type=int, default=3622)
-    parser.add_argument("--alerts-per-plant", type=int, default=3)
+    parser.add_argument("--plants", type=_count, default=3622)
+    parser.add_argument("--alerts-per-plant", type=_count, default=3)
     args = parser.parse_args()
-    counts = create(args.path, seed=args.seed, plants=args.plants, alerts_per_plant=args.alerts_per_plant)
+    target = Path(args.path)
+    if not target.parent.is_dir():
+        raise CommandError(f"{target}: the folder {target.parent} does not exist")
+    if target.is_dir():
+        raise CommandError(f"{target} is a folder; name the database file to write")
+    try:
+        counts = create(target, seed=args.seed, plants=args.plants, alerts_per_plant=args.alerts_per_plant)
+    except sqlite3.Error as error:  # a read-only folder, a full disk
+        raise CommandError(f"{target}: could not write the database ({error})", ENVIRONMENT) from None
     print(", ".join(f"{table}={count}" for table, count in counts.items()))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

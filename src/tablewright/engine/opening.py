@@ -60,6 +60,10 @@ def inspect(path: str, *, read_only: bool = False, schema: frozenset[str] = froz
     :attr:`Found.READY` (opened without running the schema script, which takes the write lock).
     Raises :class:`BadDatabaseFile` or :class:`DatabaseUnavailable`; writes nothing.
     """
+    if not path.strip():  # an unset variable (--db "$DB"): SQLite would open a private temporary file
+        raise BadDatabaseFile(
+            path, f"the database path {path!r} is empty; name a file, or give none for an in-memory engine"
+        )
     file = Path(path)
     _check_directory(file, read_only)
     if not file.exists():

@@ -127,7 +127,9 @@ class Store:
         self._wal_index: int | None = None  # the -shm file, read to tell when a checkpoint is due
         self._commits = 0  # counts commits between those reads (shared by threads: a lost count is harmless)
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
-        self._init_schema(inspect(path, read_only=read_only, schema=_SCHEMA_NAMES) if path else Found.NEW)
+        self._init_schema(
+            Found.NEW if path is None else inspect(path, read_only=read_only, schema=_SCHEMA_NAMES)
+        )
 
     # ----------------------------------------------------------------------------------- connections
 

@@ -4,7 +4,7 @@
 renders None so the item stays out of that index.
 """
 
-from .filters import FILTERS, TemplateValueError
+from .filters import FILTERS, TemplateValueError, fold
 from .key import KeyTemplate, KeyValue
 from .parser import Field, FilterCall, Literal, Template, parse
 from .tokenizer import TemplateSyntaxError, field_source, quote_name
@@ -20,6 +20,7 @@ __all__ = [
     "TemplateSyntaxError",
     "TemplateValueError",
     "field_source",
+    "fold",
     "parse",
     "quote_name",
 ]

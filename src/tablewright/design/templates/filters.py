@@ -8,6 +8,7 @@ filter is adding a row to ``FILTERS``.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -157,6 +158,16 @@ def _case(method: str) -> FilterFn:
     return lambda value, arg, unit: getattr(_text(value), method)()
 
 
+def fold(text: str) -> str:
+    """``text`` as a caseless key: one spelling for every way of writing it in any letter case.
+
+    Unicode's caseless matching of identifiers (NFKC, then case folding, then NFKC again): ``lower``
+    would give "É" typed as one character and "É" typed as E and an accent two keys, and would keep
+    "Straße" and "STRASSE" apart. For login names and email addresses, where two spellings must not
+    make two accounts."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
 def _date_part(pattern: str) -> FilterFn:
     return lambda value, arg, unit: _utc_unless_zoned(value, unit).strftime(pattern)
 
@@ -201,6 +212,7 @@ def apply_spec(value: object, spec: str) -> str:
 FILTERS: dict[str, FilterFn] = {
     "upper": _case("upper"),
     "lower": _case("lower"),
+    "fold": lambda value, arg, unit: fold(_text(value)),
     "pad": _pad,
     "year": _date_part("%Y"),
     "month": _date_part("%Y-%m"),
