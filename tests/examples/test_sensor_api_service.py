@@ -268,53 +268,75 @@ def test_a_query_number_is_ascii_digits_only(api, spelling):
     assert answer.status_code == 422 and fields(answer) == {"from_ms"}, answer.text
 
 
-def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
-    (tmp_path / "pepper").write_text(PEPPER + "\n")
-    env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": ""}
-    process, url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--pepper-file", "pepper", env=env)
-    try:
-        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}) as admin:
-            raw = admin.post("/admin/api-keys", json={"description": "t"}).json()["api_key"]
-        host, port = url.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port)), timeout=10) as connection:
-            head = (
-                f"POST /v1/batches HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {raw}\r\n"
-                'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n'
-            )
-            connection.sendall(head.encode())
-            time.sleep(0.3)  # the request is being read when the client goes
-        time.sleep(0.5)
-    finally:
-        stop(process)
-    log = process.stderr.read()
-    assert "Traceback" not in log and "ClientDisconnect" not in log, log
+class OwnService:
+    """serve.py on its own database for one test, with an API key; ``log`` is its stderr once stopped."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        (tmp_path / "pepper").write_text(PEPPER + "\n")
+        env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": ""}
+        self.process, self.url = start(
+            tmp_path, "--db", str(tmp_path / "s.db"), "--pepper-file", "pepper", *args, env=env
+        )
+        self.log = ""
+        with httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {ADMIN}"}) as admin:
+            self.key = admin.post("/admin/api-keys", json={"description": "t"}).json()["api_key"]
+
+    def connect(self, timeout: float) -> socket.socket:
+        host, port = self.url.removeprefix("http://").split(":")
+        return socket.create_connection((host, int(port)), timeout=timeout)
+
+    def head(self, path: str, framing: str) -> bytes:
+        host = self.url.removeprefix("http://").split(":")[0]
+        return (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {self.key}\r\n"
+            f"Content-Type: application/json\r\n{framing}\r\n\r\n"
+        ).encode()
+
+    def stop(self) -> None:
+        stop(self.process)
+        self.log = self.process.stderr.read()
 
 
-def test_a_body_short_of_its_length_is_408_after_the_body_timeout_and_the_server_goes_on(tmp_path):
-    (tmp_path / "pepper").write_text(PEPPER + "\n")
-    env = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": ""}
-    args = ("--db", str(tmp_path / "s.db"), "--pepper-file", "pepper", "--body-timeout", " 0.5 ")
-    process, url = start(tmp_path, *args, env=env)
-    try:
-        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}) as admin:
-            raw = admin.post("/admin/api-keys", json={"description": "t"}).json()["api_key"]
-        host, port = url.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port)), timeout=20) as connection:
-            head = (
-                f"POST /v1/devices HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {raw}\r\n"
-                'Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{"hardware_id": '
-            )
-            connection.sendall(head.encode())  # 400 bytes announced, 17 sent, the socket kept open
-            started = time.monotonic()
-            answer = connection.recv(4096)
-            waited = time.monotonic() - started
-        assert answer.startswith(b"HTTP/1.1 408") and b"body_timeout" in answer, answer[:300]
-        assert waited < 10, "the answer came from the body timeout, not from the client's socket timeout"
-        with httpx.Client(base_url=url, headers={"X-API-Key": raw}) as device:
-            assert device.get("/v1/devices").status_code == 200  # the server still answers
-    finally:
-        stop(process)
-    assert "Traceback" not in process.stderr.read()
+@pytest.fixture
+def own_service(tmp_path):
+    started: list[OwnService] = []
+
+    def begin(*args: str) -> OwnService:
+        started.append(OwnService(tmp_path, *args))
+        return started[-1]
+
+    yield begin
+    for service in started:
+        if not service.log:
+            service.stop()
+
+
+def test_a_client_that_leaves_mid_body_leaves_no_traceback(own_service):
+    service = own_service()
+    with service.connect(timeout=10) as connection:
+        connection.sendall(service.head("/v1/batches", "Transfer-Encoding: chunked") + b'5\r\n{"a":\r\n')
+        time.sleep(0.3)  # the request is being read when the client goes
+    time.sleep(0.5)
+    service.stop()
+    assert "Traceback" not in service.log and "ClientDisconnect" not in service.log, service.log
+
+
+def test_a_body_short_of_its_length_is_408_after_the_body_timeout_and_the_server_goes_on(own_service):
+    service = own_service("--body-timeout", " 0.5 ")
+    with service.connect(timeout=20) as connection:
+        # 400 bytes announced, 17 sent, the socket kept open.
+        connection.sendall(service.head("/v1/devices", "Content-Length: 400") + b'{"hardware_id": ')
+        started = time.monotonic()
+        answer = b""
+        while chunk := connection.recv(4096):  # to the end: the server closes the connection
+            answer += chunk
+        waited = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408") and b"body_timeout" in answer, answer[:300]
+    assert waited < 10, "the answer came from the body timeout, not from the client's socket timeout"
+    with httpx.Client(base_url=service.url, headers={"X-API-Key": service.key}) as device:
+        assert device.get("/v1/devices").status_code == 200  # the server still answers
+    service.stop()
+    assert "Traceback" not in service.log
 
 
 @pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "soon"])
