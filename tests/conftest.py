@@ -11,10 +11,22 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Where the environment says PYTHONDONTWRITEBYTECODE (this project's CI machine does), every process a
+# test starts (`tablewright`, the examples' services, hundreds of them) compiled the package from
+# source again, 0.3-0.8 s each, and so did pytest's assertion rewriting in every worker. The suite
+# keeps compiled files in a cache of its own in the user's cache folder: nothing is written beside
+# the sources, and the environment outside the test run is left as it was.
+_PYCACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tablewright-tests" / "pycache"
+os.environ["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.pycache_prefix = str(_PYCACHE)
+sys.dont_write_bytecode = False
 
 # Node id prefixes (path relative to the repository, then optionally ::test name prefix).
 SLOW = (
