@@ -21,6 +21,7 @@ from pathlib import Path
 import uvicorn
 from botocore.exceptions import BotoCoreError, ClientError
 from sensor_api import DESIGN, api_keys
+from sensor_api.http import BODY_SECONDS
 from sensor_api.service import Settings, create_app
 
 from tablewright.runtime import Runtime
@@ -64,8 +65,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--body-timeout",
         type=float,
-        default=30.0,
-        help="seconds a request body has to arrive whole (default 30)",
+        default=BODY_SECONDS,
+        help=f"seconds a request body has to arrive whole (default {BODY_SECONDS:g})",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:

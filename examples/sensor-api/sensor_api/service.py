@@ -79,7 +79,8 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
                 raw_key = request.headers.get("x-api-key")
                 key = await run_in_threadpool(_authenticate, rt, settings, raw_key)
                 throttle.admit(key["key_id"])
-                payload = await json_body(request, settings.body_seconds) if body else {}  # a known key's
+                # Read only once the key is known: a stranger's body is never buffered.
+                payload = await json_body(request, settings.body_seconds) if body else {}
                 status, content = await run_in_threadpool(_guarded, work, request, payload)
                 return JsonResponse(content, status_code=status)
             except ApiError as error:
