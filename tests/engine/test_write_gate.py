@@ -28,6 +28,8 @@ from tablewright.engine.errors import WouldBlock
 from tablewright.engine.write_gate import gate_for
 
 from .support.holders import HOLD_WRITE_LOCK
+from .support.tables import file_with_table, keyed_table
+from .support.waiting import eventually
 from .support.workload import COUNTER_KEY, COUNTER_TABLE, create_counter
 
 CHILD = Path(__file__).parent / "support" / "concurrency_child.py"
@@ -46,12 +48,7 @@ with Engine(sys.argv[1], lock_timeout=float(sys.argv[3])) as engine:
         print(type(error).__name__, getattr(error, "code", ""))
 """
 
-TABLE = {
-    "TableName": "items",
-    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-    "BillingMode": "PAY_PER_REQUEST",
-}
+TABLE = keyed_table("items", "pk", "S")
 
 
 def put_from_another_process(database: Path, pk: str, lock_timeout: float = 10) -> str:
@@ -72,10 +69,7 @@ def put(pk: str) -> dict:
 
 @pytest.fixture
 def database(tmp_path: Path) -> Path:
-    path = tmp_path / "gate.db"
-    with Engine(str(path)) as engine:
-        engine.handle("CreateTable", TABLE)
-    return path
+    return file_with_table(tmp_path / "gate.db", TABLE)
 
 
 @pytest.fixture
@@ -496,16 +490,6 @@ def tickets(database: Path) -> int:
     return int.from_bytes(head, sys.byteorder) if len(head) == 8 else 0
 
 
-def eventually(condition: Callable[[], bool]) -> None:
-    """Wait until ``condition()`` (another process's progress; the limit only ends a broken test)."""
-    import time
-
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert time.monotonic() < deadline, "the other process did not get there"
-        time.sleep(0.01)
-
-
 @pytest.fixture(params=["futex", "thread"] if futex.AVAILABLE else ["thread"])
 def queue_children(database: Path, request) -> Iterator[Callable[[str], QueueChild]]:
     """Children that wait for their turns on futexes (Linux) or through a waiter thread (elsewhere)."""
@@ -681,98 +665,3 @@ def test_a_sidecar_the_writer_may_not_write_is_locked_read_only(shared_folder: P
     done = _run_as_other_user(str(db), "rw")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "2"]
-
-
-# ---------------------------------------------------------------------------------- checkpoints
-
-# Claims the right to checkpoint the file (after a write, which opens the sidecar) until stdin closes.
-HOLD_CHECKPOINT = """
-import sys
-from tablewright.engine import Engine
-from tablewright.engine.write_gate import gate_for
-with Engine(sys.argv[1]) as engine:
-    engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": "holder"}}})
-    print("claimed" if gate_for(sys.argv[1]).claim_checkpoint() else "refused", flush=True)
-    sys.stdin.read()
-"""
-
-
-def wal_pages_pending(database: Path) -> int:
-    """WAL frames not yet copied into the database (the wal-index header in ``-shm``, sqlite.org/walformat.html)."""
-    header = Path(f"{database}-shm").read_bytes()[:100]
-    return int.from_bytes(header[16:20], sys.byteorder) - int.from_bytes(header[96:100], sys.byteorder)
-
-
-def write_until_pending(engine: Engine, database: Path, pages: int) -> None:
-    number = 0
-    while wal_pages_pending(database) < pages:
-        number += 1
-        engine.handle("PutItem", put(f"k{number}"))
-        assert number < 50_000, "the WAL did not grow"
-
-
-def talking_child(script: str, database: Path, first_line: str) -> subprocess.Popen:
-    """A child running ``script`` on ``database``, returned once it printed ``first_line``."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", script, str(database)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert child.stdout.readline().strip() == first_line  # type: ignore[union-attr]
-    return child
-
-
-def test_only_one_process_checkpoints_at_a_time(database) -> None:
-    holder = talking_child(HOLD_CHECKPOINT, database, "claimed")
-    try:
-        with Engine(str(database)) as engine:
-            write_until_pending(engine, database, 1200)  # past 950: this process would checkpoint now
-            for number in range(40):
-                engine.handle("PutItem", put(f"more{number}"))
-            assert wal_pages_pending(database) >= 1200, "it checkpointed while another process had the claim"
-            holder.stdin.close()  # type: ignore[union-attr]
-            holder.wait(timeout=30)
-            for number in range(40):  # the claim is free again: the next look checkpoints
-                engine.handle("PutItem", put(f"after{number}"))
-            assert wal_pages_pending(database) < 100
-            assert gate_for(str(database)).claim_checkpoint(), "the checkpoint kept its claim"
-            gate_for(str(database)).checkpoint_done()
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-        holder.wait(timeout=30)
-
-
-# Writes new items in a loop until stdin closes (another process in the way of the test's writes).
-KEEP_WRITING = """
-import sys, threading
-from tablewright.engine import Engine
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-with Engine(sys.argv[1]) as engine:
-    number = 0
-    print("writing", flush=True)
-    while not stop.is_set():
-        number += 1
-        engine.handle("PutItem", {"TableName": "items", "Item": {"pk": {"S": f"other{number}"}}})
-"""
-
-
-def test_writers_in_each_others_way_checkpoint_less_often(database) -> None:
-    other = talking_child(KEEP_WRITING, database, "writing")
-    try:
-        with Engine(str(database)) as engine:
-            highest, checkpointed = 0, False
-            for number in range(60_000):
-                engine.handle("PutItem", put(f"k{number}"))
-                pending = wal_pages_pending(database)
-                checkpointed = highest > 1500 and pending < highest // 2
-                if checkpointed:
-                    break
-                highest = max(highest, pending)
-            assert checkpointed, f"no checkpoint while two processes wrote (highest pending {highest})"
-            assert 2000 < highest < 8100, "crowded writers checkpoint at 4,000 pages, not at 950 nor later"
-    finally:
-        other.stdin.close()  # type: ignore[union-attr]
-        other.wait(timeout=30)

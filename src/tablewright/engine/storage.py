@@ -27,9 +27,9 @@ import contextlib
 import os
 import re
 import sqlite3
-import struct
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from .opening import (
     read_only_uri,
 )
 from .types import Item, item_size, partition_hash
+from .wal_upkeep import WalUpkeep
 from .write_gate import GateBusy, WriteGate, gate_for
 
 _NO_END = 2**63 - 1  # an open stream generation: no upper bound on its sequence numbers
@@ -124,8 +125,15 @@ class Store:
         self._catalog_version = -1
         # Writers of the file queue here before BEGIN IMMEDIATE rather than in SQLite's busy handler.
         self._gate: WriteGate | None = gate_for(path) if path and not self.read_only else None
-        self._wal_index: int | None = None  # the -shm file, read to tell when a checkpoint is due
-        self._commits = 0  # counts commits between those reads (shared by threads: a lost count is harmless)
+        # Checkpoints and WAL syncs, done by a thread of its own rather than by write requests.
+        self._upkeep = (
+            WalUpkeep(path, self._gate, synchronous="FULL" if durable else "NORMAL")  # type: ignore[arg-type]
+            if self._gate is not None
+            else None
+        )
+        if self._upkeep is not None:  # a store dropped without close() leaves no thread and connection
+            weakref.finalize(self, self._upkeep.close)
+        self._commits = 0  # between looks at the WAL (shared by threads: a lost count is harmless)
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
         self._init_schema(
             Found.NEW if path is None else inspect(path, read_only=read_only, schema=_SCHEMA_NAMES)
@@ -146,13 +154,13 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
         # The time point-in-time recovery's triggers stamp before-images with (engine/snapshots.py).
-        conn.create_function("tw_now", 0, lambda: self.clock())
+        # Through a weak reference: the connection holds its functions where the garbage collector cannot
+        # see them, so a closure over the store would keep a store dropped without close() for good.
+        conn.create_function("tw_now", 0, _clock_of(weakref.ref(self)))
         never_wait = getattr(self._local, "never_wait", False)
         conn.execute(f"PRAGMA busy_timeout={int((0 if never_wait else self.lock_timeout) * 1000)}")
         if self.path:
-            conn.execute(
-                f"PRAGMA wal_autocheckpoint={_SQLITE_CHECKPOINT_FRAMES if never_wait else _NET_FRAMES}"
-            )
+            conn.execute(f"PRAGMA wal_autocheckpoint={_NET_FRAMES}")
         return conn
 
     def never_wait(self) -> None:
@@ -164,8 +172,6 @@ class Store:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.execute("PRAGMA busy_timeout=0")
-            if self.path:
-                conn.execute(f"PRAGMA wal_autocheckpoint={_SQLITE_CHECKPOINT_FRAMES}")
 
     @property
     def waits(self) -> bool:
@@ -244,9 +250,8 @@ class Store:
                 conn.close()
             self._connections.clear()
             self._local.conn = None
-            if self._wal_index is not None and self._wal_index >= 0:
-                os.close(self._wal_index)
-            self._wal_index = None
+        if self._upkeep is not None:
+            self._upkeep.close()
 
     def write(self) -> _WriteTransaction:
         """An atomic read-modify-write transaction, exclusive against other writers (``with`` it)."""
@@ -278,13 +283,7 @@ class Store:
         finally:
             local.admission_wait = 0.0
             local.admitted = False
-            # A checkpoint syncs the database (milliseconds, more on a busy disk): the processes queued
-            # behind this one should not wait for it, so the turn ends first.
-            due = getattr(local, "checkpoint_due", False)
-            local.checkpoint_due = False
-            gate.leave(turn, hand_on=due)
-            if due:
-                self._checkpoint(self.conn)
+            gate.leave(turn)
 
     @contextlib.contextmanager
     def read(self, *, single: bool = False) -> Iterator[sqlite3.Connection]:
@@ -547,50 +546,10 @@ class Store:
         finally:
             if self._gate is not None:
                 self._gate.release()
-        if self._gate is not None:
+        if self._upkeep is not None:
             self._commits += 1
-            if (
-                not self._commits % _CHECKPOINT_CHECK_EVERY
-                and self.waits
-                and self._wal_frames_pending()
-                >= (_CROWDED_CHECKPOINT_FRAMES if self._gate.crowded else _CHECKPOINT_FRAMES)
-                and self._gate.claim_checkpoint()  # not while another process checkpoints
-            ):
-                if getattr(self._local, "admitted", False):
-                    self._local.checkpoint_due = True  # after the turn is handed on (admitted)
-                else:
-                    self._checkpoint(conn)
-
-    def _wal_frames_pending(self) -> int:
-        """WAL frames not yet copied into the database: ``mxFrame - nBackfill`` of the wal-index header
-        (https://sqlite.org/walformat.html, 2.1: native byte order, at bytes 16 and 96 of ``-shm``).
-        A heuristic read without SQLite's locks; 0 where the file cannot be read."""
-        if self._wal_index is None:
-            with self._lock:
-                try:
-                    self._wal_index = os.open(f"{self.path}-shm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                except OSError:
-                    self._wal_index = -1
-        if self._wal_index < 0:
-            return 0
-        try:
-            header = os.pread(self._wal_index, 100, 0)
-        except OSError:
-            return 0
-        if len(header) < 100:
-            return 0
-        (max_frame,) = struct.unpack_from("=I", header, 16)
-        (backfilled,) = struct.unpack_from("=I", header, 96)
-        return max_frame - backfilled
-
-    def _checkpoint(self, conn: sqlite3.Connection) -> None:
-        """Copy the WAL into the database outside the write gate (see ``_CHECKPOINT_FRAMES``), as the
-        process that claimed it."""
-        try:
-            with contextlib.suppress(sqlite3.OperationalError):  # a program without the gate checkpoints
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        finally:
-            self._gate.checkpoint_done()  # type: ignore[union-attr]
+            if not self._commits % _UPKEEP_CHECK_EVERY:
+                self._upkeep.after_commit(crowded=self._gate.crowded)  # type: ignore[union-attr]
 
     def put_rows(self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple]) -> None:
         """Store rows made by :func:`item_row` of a table without indexes or stream, replacing any
@@ -857,23 +816,20 @@ class Store:
 # Seconds a write may wait at the gate before SQLite's busy timeout is shortened by what it waited there
 # (the PRAGMA costs two statements, so short waits, the usual case under contention, skip it).
 _GATE_WAIT_ALLOWANCE = 0.05
-# SQLite checkpoints (copies the WAL into the database and syncs it, 5-20 ms) inside the COMMIT that
-# takes the WAL past 1,000 pages, so with the gate every other writer would wait for it. A writer that
-# sees 950 pending after leaving the gate checkpoints instead, while the others go on writing: about as
-# often as SQLite would (each checkpoint's sync costs much the same whatever it copies). It looks every
-# 4th commit (a read of the -shm file costs about a microsecond), and only one process at a time does it
-# (WriteGate.claim_checkpoint). Threads that never wait (the server's event loop) leave it to others.
-_CHECKPOINT_FRAMES = 950
-_CHECKPOINT_CHECK_EVERY = 4
-# While writers of other processes were in each other's way lately (the gate is crowded), a checkpoint
-# waits for 4,000 pages (16 MB of WAL) instead: its sync commits the file system's journal, and every
-# other process's next write waits for that commit (ext4 journals the WAL's new modification time), so
-# there the tail of every writer's latency follows the number of syncs (docs/storage.md).
-_CROWDED_CHECKPOINT_FRAMES = 4000
-# SQLite's own checkpoint in COMMIT stays as the net for large commits and for commits that do not come
-# through here: above ours for threads that wait, at SQLite's default for threads that never wait.
+# Writers look at the WAL every 4th commit (engine/wal_upkeep.py: a read of the -shm file's header,
+# about a microsecond) and hand due checkpoints and syncs to the upkeep thread.
+_UPKEEP_CHECK_EVERY = 4
+# SQLite's own checkpoint in COMMIT stays as the net, for large commits and for an upkeep thread that
+# cannot keep up or could not open the file, far above the upkeep's thresholds.
 _NET_FRAMES = 8000
-_SQLITE_CHECKPOINT_FRAMES = 1000
+
+
+def _clock_of(store: Callable[[], Store | None]) -> Callable[[], float]:
+    def now() -> float:
+        alive = store()
+        return alive.clock() if alive is not None else time.time()
+
+    return now
 
 
 class _ThreadState(threading.local):

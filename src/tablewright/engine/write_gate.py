@@ -172,16 +172,15 @@ class WriteGate:
             self.crowded = False  # the last to queue until writers get in each other's way again
         return lease
 
-    def leave(self, lease: Lease | None, *, hand_on: bool = False) -> None:
-        """End a write admitted by :meth:`admit` (the turn may go on for this process's next write;
-        ``hand_on``: not so, the next process goes on now, as this one has other work to do first)."""
+    def leave(self, lease: Lease | None) -> None:
+        """End a write admitted by :meth:`admit` (the turn may go on for this process's next write)."""
         if lease is not None:
-            self._queue.leave(lease, hand_on=hand_on)  # type: ignore[union-attr]
+            self._queue.leave(lease)  # type: ignore[union-attr]
 
     def claim_checkpoint(self) -> bool:
-        """Whether this process is to checkpoint the file now: no other process is checkpointing it.
-        Then call :meth:`checkpoint_done` after. Writers that see many WAL pages pending at once
-        otherwise all end their turns to checkpoint, and all but one find SQLite's checkpoint lock taken."""
+        """Whether this process is to do the file's WAL upkeep now (a checkpoint or a sync of the WAL,
+        engine/wal_upkeep.py): no other process is at it. Then call :meth:`checkpoint_done` after. The
+        upkeep threads of all processes see the same pages pending at once; one does the work."""
         file = self._file
         if not file:
             return True  # no sidecar: as many checkpoint attempts as before
@@ -191,7 +190,7 @@ class WriteGate:
             return True
 
     def checkpoint_done(self) -> None:
-        """Let another process checkpoint again (after :meth:`claim_checkpoint` returned True)."""
+        """Let another process do the upkeep again (after :meth:`claim_checkpoint` returned True)."""
         file = self._file
         if file:
             with contextlib.suppress(OSError):

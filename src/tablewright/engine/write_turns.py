@@ -189,7 +189,7 @@ class TurnQueue:
         self._shared[_COUNTER.size + lease.place - 1] = 1
         return lease
 
-    def leave(self, lease: Lease, *, hand_on: bool = False) -> None:
+    def leave(self, lease: Lease) -> None:
         """One write of ``lease`` is done. The place is kept even when the turn is over: the next write
         gives it up only once it has its own ticket, right before it sleeps, so that the process woken
         by the hand-over does not take the core from a write still running (a process that stops
@@ -197,7 +197,7 @@ class TurnQueue:
         with self._state:
             lease.calls -= 1
             if not lease.calls:
-                if hand_on or self._lease is not lease:  # or a newer turn of this process replaced it
+                if self._lease is not lease:  # a newer turn of this process replaced it
                     self._end(lease)
                 else:
                     self._shared[_COUNTER.size + lease.place - 1] = 0  # idle until its next write

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+from tablewright.engine import Engine
 
 
 def keyed_table(
@@ -20,3 +23,10 @@ def keyed_table(
         "AttributeDefinitions": definitions,
         "BillingMode": "PAY_PER_REQUEST",
     }
+
+
+def file_with_table(path: Path, table: dict[str, Any]) -> Path:
+    """``path``, a new database file holding ``table`` (made through an engine that is closed again)."""
+    with Engine(str(path)) as engine:
+        engine.handle("CreateTable", table)
+    return path
