@@ -254,7 +254,8 @@ def section(quick: bool) -> Section:
         "Before the write gate (issue 17): p99 0.3 ms with one process, 20 ms with several, single calls "
         "up to 0.84 s (SQLite's busy handler sleeping 1-100 ms between retries). Before checkpoints "
         "and WAL syncs moved to an upkeep thread (engine/wal_upkeep.py), measured the same day: "
-        "max 61-98 ms with 8 processes and 59-81 ms with one (PutItem), calls over 100 ms in some slices.",
+        "a slice's slowest call (median over rounds) 73-93 ms with 8 processes and 59-74 ms with one "
+        "(PutItem), calls over 100 ms in some slices.",
         "",
         "| workload | processes | calls/s | vs 1 process | p50 ms | p99 ms | max ms | preempted per 1,000 calls |",
         "|---|---|---|---|---|---|---|---|",
