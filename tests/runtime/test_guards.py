@@ -311,3 +311,45 @@ def test_a_refused_chunk_undoes_the_chunks_before_it_so_a_retry_can_apply_the_ba
     result = rt.put_many("Doc", docs, idempotency_key="import-1")
     assert result.applied and result.plan == "chunked: 2 transactions between marker writes"
     assert [rt.get("Doc", id=d["id"])["slug"] for d in docs] == [d["slug"] for d in docs]
+
+
+NOT_A_MAPPING = [None, [("id", "d1")], "id=d1", 5, b"id"]
+WRITES_OF_VALUES = {
+    "put": lambda rt, bad: rt.put("Doc", bad),
+    "replace": lambda rt, bad: rt.replace("Doc", bad),
+    "update's key": lambda rt, bad: rt.update("Doc", bad, {"body": "b"}),
+    "update's changes": lambda rt, bad: rt.update("Doc", {"id": "d1"}, bad),
+    "delete": lambda rt, bad: rt.delete("Doc", bad),
+    "tx_put": lambda rt, bad: rt.tx_put("Doc", bad),
+    "tx_replace": lambda rt, bad: rt.tx_replace("Doc", bad),
+    "tx_update's key": lambda rt, bad: rt.tx_update("Doc", bad, {"body": "b"}),
+    "tx_update's changes": lambda rt, bad: rt.tx_update("Doc", {"id": "d1"}, bad),
+    "tx_delete": lambda rt, bad: rt.tx_delete("Doc", bad),
+    "tx_check": lambda rt, bad: rt.tx_check("Doc", bad, "attribute_exists(body)"),
+    "put_many's item": lambda rt, bad: rt.put_many("Doc", [{"id": "d2"}, bad]),
+    "load_many's item": lambda rt, bad: rt.load_many("Doc", [bad]),
+}
+
+
+@pytest.mark.parametrize("bad", NOT_A_MAPPING, ids=repr)
+@pytest.mark.parametrize("call", list(WRITES_OF_VALUES), ids=str)
+def test_values_keys_and_changes_that_are_no_mapping_are_refused_by_name(call, bad):
+    rt = _runtime()
+    rt.put("Doc", {"id": "d1", "slug": "s1", "body": "a"})
+    with pytest.raises(ValidationError) as refused:
+        WRITES_OF_VALUES[call](rt, bad)
+    argument = refused.value.violations[0].attribute
+    assert argument.split("[")[0] in {"values", "key", "changes", "items"}
+    assert "give a mapping" in str(refused.value) and type(bad).__name__.replace("NoneType", "None") in str(
+        refused.value
+    )
+    assert rt.get("Doc", id="d1")["body"] == "a" and _count(rt) == 2, "something was written"
+
+
+@pytest.mark.parametrize("batch", [None, "items", {"id": "d1"}, 7])
+def test_a_batch_that_is_no_list_is_refused(batch):
+    rt = _runtime()
+    for write in (rt.put_many, rt.load_many):
+        with pytest.raises(ValidationError, match=r"Doc\.items: give a list of items"):
+            write("Doc", batch)
+    assert _count(rt) == 0

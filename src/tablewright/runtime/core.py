@@ -26,7 +26,15 @@ from .reads import run_pattern
 from .transact import TxOp
 from .transact import transact as _transact
 from .wire import Record, item_from_wire, item_to_wire
-from .writes import Plan, Writer, WriteResult, check_idempotency_key, idempotency_of
+from .writes import (
+    Plan,
+    Writer,
+    WriteResult,
+    check_idempotency_key,
+    check_mapping,
+    check_mappings,
+    idempotency_of,
+)
 
 
 def _load(path_or_design: str | os.PathLike | Design) -> Design:
@@ -201,6 +209,7 @@ class Runtime:
         now: datetime | None,
     ) -> WriteResult:
         found = self.entity(entity)
+        values = check_mapping(entity, "values", values)
         cond = condition_of(found, condition, condition_params)
         idem = idempotency_of(found, [values], idempotency_key)
         moment = now or datetime.now(UTC)
@@ -249,6 +258,7 @@ class Runtime:
         of different attributes both survive. ``condition`` must hold for the stored item.
         """
         found = self.entity(entity)
+        key, changes = check_mapping(entity, "key", key), check_mapping(entity, "changes", changes)
         self._check_update_version(entity, key, expected_version)
         if idempotency_key is not None:
             check_idempotency_key(entity, idempotency_key)
@@ -286,6 +296,7 @@ class Runtime:
     ) -> WriteResult:
         """Delete a stored entity and release its unique values (``applied=False`` when absent)."""
         found = self.entity(entity)
+        key = check_mapping(entity, "key", key)
         cond = condition_of(found, condition, condition_params)
         return self.writer.run(
             lambda: self.writer.plan_delete(found, key, expected_version=expected_version, condition=cond)
@@ -319,7 +330,11 @@ class Runtime:
         """A create for ``transact`` (same meaning as ``put``: fails if the item exists)."""
         self.entity(entity)
         return TxOp(
-            "put", entity, values=dict(values), condition=condition, condition_params=condition_params
+            "put",
+            entity,
+            values=check_mapping(entity, "values", values),
+            condition=condition,
+            condition_params=condition_params,
         )
 
     def tx_replace(
@@ -336,7 +351,7 @@ class Runtime:
         return TxOp(
             "replace",
             entity,
-            values=dict(values),
+            values=check_mapping(entity, "values", values),
             expected_version=expected_version,
             condition=condition,
             condition_params=condition_params,
@@ -355,12 +370,13 @@ class Runtime:
     ) -> TxOp:
         """An update for ``transact`` (same meaning as ``update``)."""
         self.entity(entity)
+        key = check_mapping(entity, "key", key)
         self._check_update_version(entity, key, expected_version)
         return TxOp(
             "update",
             entity,
-            key=dict(key),
-            values=dict(changes),
+            key=key,
+            values=check_mapping(entity, "changes", changes),
             remove=_names(remove),
             expected_version=expected_version,
             condition=condition,
@@ -381,7 +397,7 @@ class Runtime:
         return TxOp(
             "delete",
             entity,
-            key=dict(key),
+            key=check_mapping(entity, "key", key),
             expected_version=expected_version,
             condition=condition,
             condition_params=condition_params,
@@ -403,7 +419,7 @@ class Runtime:
         return TxOp(
             "check",
             entity,
-            key=dict(key),
+            key=check_mapping(entity, "key", key),
             expected_version=expected_version,
             condition=condition,
             condition_params=condition_params,
@@ -422,7 +438,7 @@ class Runtime:
         return _put_many(
             self,
             self.entity(entity),
-            items,
+            check_mappings(entity, "items", items),
             idempotency_key=idempotency_key,
             now=now or datetime.now(UTC),
             atomic=atomic,
@@ -440,7 +456,11 @@ class Runtime:
         unconditionally (a stored item with the same key is replaced), through the embedded engine's
         bulk load or BatchWriteItem on any other endpoint (``loading.py``). For sample data and seeding."""
         return _load_many(
-            self, self.entity(entity), items, now=now or datetime.now(UTC), on_progress=on_progress
+            self,
+            self.entity(entity),
+            check_mappings(entity, "items", items),
+            now=now or datetime.now(UTC),
+            on_progress=on_progress,
         )
 
     # ------------------------------------------------------------------------------------ patterns

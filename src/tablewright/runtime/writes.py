@@ -11,7 +11,7 @@ operation, entity, constraint or key involved; a plan whose read went stale is p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -585,6 +585,42 @@ def check_idempotency_key(entity: str, key: object) -> None:
             problem = f"{size} bytes: an idempotency key holds at most {MAX_IDEMPOTENCY_KEY_BYTES}"
     if problem:
         raise ValidationError(entity, [Violation(entity, "idempotency_key", "idempotency_key", problem)])
+
+
+def check_mapping(entity: str, argument: str, value: object) -> dict[str, object]:
+    """``value`` (an item's values, a key, changes) as a dict, or a ValidationError that names the
+    argument: a None or a list given by mistake is refused here, not by a TypeError from deep inside."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise ValidationError(
+        entity,
+        [
+            Violation(
+                entity,
+                argument,
+                "mapping",
+                f"give a mapping of attribute names to values, not {_kind(value)}",
+            )
+        ],
+    )
+
+
+def check_mappings(entity: str, argument: str, values: object) -> list[dict[str, object]]:
+    """Each of ``values`` (a batch's items) through :func:`check_mapping`; ``values`` itself a sequence."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise ValidationError(
+            entity,
+            [
+                Violation(
+                    entity, argument, "sequence", f"give a list of items (mappings), not {_kind(values)}"
+                )
+            ],
+        )
+    return [check_mapping(entity, f"{argument}[{number}]", one) for number, one in enumerate(values)]
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__} ({value!r:.40})"
 
 
 def idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explicit: object) -> object:
