@@ -353,3 +353,32 @@ def test_a_batch_that_is_no_list_is_refused(batch):
         with pytest.raises(ValidationError, match=r"Doc\.items: give a list of items"):
             write("Doc", batch)
     assert _count(rt) == 0
+
+
+NOT_A_VERSION = ["1", " 1", 1.0, True, -1, Decimal("1.5"), Decimal("NaN")]
+WRITES_WITH_A_VERSION = {
+    "replace": lambda rt, v: rt.replace("Doc", {"id": "d1", "body": "b"}, expected_version=v),
+    "update": lambda rt, v: rt.update("Doc", {"id": "d1"}, {"body": "b"}, expected_version=v),
+    "delete": lambda rt, v: rt.delete("Doc", {"id": "d1"}, expected_version=v),
+    "tx_replace": lambda rt, v: rt.tx_replace("Doc", {"id": "d1", "body": "b"}, expected_version=v),
+    "tx_update": lambda rt, v: rt.tx_update("Doc", {"id": "d1"}, {"body": "b"}, expected_version=v),
+    "tx_delete": lambda rt, v: rt.tx_delete("Doc", {"id": "d1"}, expected_version=v),
+    "tx_check": lambda rt, v: rt.tx_check("Doc", {"id": "d1"}, None, expected_version=v),
+}
+
+
+@pytest.mark.parametrize("version", NOT_A_VERSION, ids=repr)
+@pytest.mark.parametrize("call", list(WRITES_WITH_A_VERSION), ids=str)
+def test_an_expected_version_that_is_no_whole_number_is_refused_not_a_conflict(call, version):
+    rt = _runtime()
+    rt.put("Doc", {"id": "d1", "body": "a"})
+    with pytest.raises(ValidationError, match=r"Doc\.expected_version: give the version read as a whole number"):
+        WRITES_WITH_A_VERSION[call](rt, version)
+    assert rt.get("Doc", id="d1")["body"] == "a"
+
+
+def test_a_version_read_back_as_a_decimal_is_the_version():
+    rt = _runtime()
+    rt.put("Doc", {"id": "d1", "body": "a"})
+    rt.replace("Doc", {"id": "d1", "body": "b"}, expected_version=Decimal("1"))
+    assert rt.get("Doc", id="d1")["version"] == 2

@@ -33,6 +33,7 @@ from .writes import (
     check_idempotency_key,
     check_mapping,
     check_mappings,
+    check_version,
     idempotency_of,
 )
 
@@ -210,6 +211,7 @@ class Runtime:
     ) -> WriteResult:
         found = self.entity(entity)
         values = check_mapping(entity, "values", values)
+        expected_version = check_version(entity, expected_version)
         cond = condition_of(found, condition, condition_params)
         idem = idempotency_of(found, [values], idempotency_key)
         moment = now or datetime.now(UTC)
@@ -259,6 +261,7 @@ class Runtime:
         """
         found = self.entity(entity)
         key, changes = check_mapping(entity, "key", key), check_mapping(entity, "changes", changes)
+        expected_version = check_version(entity, expected_version)
         self._check_update_version(entity, key, expected_version)
         if idempotency_key is not None:
             check_idempotency_key(entity, idempotency_key)
@@ -297,6 +300,7 @@ class Runtime:
         """Delete a stored entity and release its unique values (``applied=False`` when absent)."""
         found = self.entity(entity)
         key = check_mapping(entity, "key", key)
+        expected_version = check_version(entity, expected_version)
         cond = condition_of(found, condition, condition_params)
         return self.writer.run(
             lambda: self.writer.plan_delete(found, key, expected_version=expected_version, condition=cond)
@@ -352,7 +356,7 @@ class Runtime:
             "replace",
             entity,
             values=check_mapping(entity, "values", values),
-            expected_version=expected_version,
+            expected_version=check_version(entity, expected_version),
             condition=condition,
             condition_params=condition_params,
         )
@@ -371,6 +375,7 @@ class Runtime:
         """An update for ``transact`` (same meaning as ``update``)."""
         self.entity(entity)
         key = check_mapping(entity, "key", key)
+        expected_version = check_version(entity, expected_version)
         self._check_update_version(entity, key, expected_version)
         return TxOp(
             "update",
@@ -398,7 +403,7 @@ class Runtime:
             "delete",
             entity,
             key=check_mapping(entity, "key", key),
-            expected_version=expected_version,
+            expected_version=check_version(entity, expected_version),
             condition=condition,
             condition_params=condition_params,
         )
@@ -420,7 +425,7 @@ class Runtime:
             "check",
             entity,
             key=check_mapping(entity, "key", key),
-            expected_version=expected_version,
+            expected_version=check_version(entity, expected_version),
             condition=condition,
             condition_params=condition_params,
         )

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -617,6 +618,27 @@ def check_mappings(entity: str, argument: str, values: object) -> list[dict[str,
             ],
         )
     return [check_mapping(entity, f"{argument}[{number}]", one) for number, one in enumerate(values)]
+
+
+def check_version(entity: str, expected: object) -> int | None:
+    """``expected_version`` as an int (an integral Decimal, as read back through boto3, included), or a
+    ValidationError: a version given as text or a float is a bug in the caller (a header or a form
+    field not converted), and without this check it surfaced as a baffling "expected 1, found 1"."""
+    if expected is None or (isinstance(expected, int) and not isinstance(expected, bool) and expected >= 0):
+        return expected
+    if isinstance(expected, Decimal) and expected.is_finite() and expected >= 0 and expected % 1 == 0:
+        return int(expected)
+    raise ValidationError(
+        entity,
+        [
+            Violation(
+                entity,
+                "expected_version",
+                "version",
+                f"give the version read as a whole number of 0 or more (an int), not {_kind(expected)}",
+            )
+        ],
+    )
 
 
 def _kind(value: object) -> str:
