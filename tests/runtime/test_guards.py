@@ -372,7 +372,9 @@ WRITES_WITH_A_VERSION = {
 def test_an_expected_version_that_is_no_whole_number_is_refused_not_a_conflict(call, version):
     rt = _runtime()
     rt.put("Doc", {"id": "d1", "body": "a"})
-    with pytest.raises(ValidationError, match=r"Doc\.expected_version: give the version read as a whole number"):
+    with pytest.raises(
+        ValidationError, match=r"Doc\.expected_version: give the version read as a whole number"
+    ):
         WRITES_WITH_A_VERSION[call](rt, version)
     assert rt.get("Doc", id="d1")["body"] == "a"
 
