@@ -145,6 +145,25 @@ def test_replace_keeps_created_at():
     assert rt.get("Counter", name="a", n=1)["created"] == "2026-01-01T00:00:00Z"
 
 
+def test_created_at_is_set_by_the_first_write_and_no_later_write_changes_it():
+    rt = _runtime()
+    original = "2019-06-01T12:00:00Z"  # a migration keeps the original time: a create takes it
+    rt.put("Counter", {"name": "a", "n": 1, "created": original}, now=NOW)
+    later = datetime(2026, 5, 1, tzinfo=UTC)
+    rewrites = [
+        lambda: rt.update(
+            "Counter", {"name": "a", "n": 1}, {"note": "x", "created": "2026-05-01T00:00:00Z"}, now=later
+        ),
+        lambda: rt.transact(
+            [rt.tx_update("Counter", {"name": "a", "n": 1}, {"created": "2026-05-01T00:00:00Z"})], now=later
+        ),
+        lambda: rt.replace("Counter", {"name": "a", "n": 1, "created": "2026-05-01T00:00:00Z"}, now=later),
+    ]
+    for rewrite in rewrites:
+        rewrite()
+        assert rt.get("Counter", name="a", n=1)["created"] == original
+
+
 def test_transactions_create_with_tx_put_and_overwrite_with_tx_replace():
     rt = _runtime()
     rt.put("Counter", {"name": "a", "n": 1, "note": "kept"})

@@ -309,10 +309,7 @@ class Writer:
         ph = Placeholders()
         meta: dict[str, Any] = {"verb": "replace"}
         if old is not None:
-            keep = natural(entity, old)
-            for name, attr in entity.attributes.items():
-                if attr.computed is not None and attr.computed.kind == "created_at" and name in keep:
-                    item[name] = keep[name]
+            keep_created(entity, item, natural(entity, old))
         if entity.version_attribute:
             actual = self.version_of(entity, old)
             if actual != expected_version:
@@ -372,9 +369,11 @@ class Writer:
         actual = self.version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
             raise ConflictError(entity.name, stored_key, expected_version, actual)
-        merged = {**natural(entity, old), **changes}
+        stored = natural(entity, old)
+        merged = {**stored, **changes}
         for name in [*remove, *_derived_from_stored(entity, changes)]:
             merged.pop(name, None)
+        keep_created(entity, merged, stored)
         item = compose(entity, merged, now=now, created=False)
         if table_key(table, item) != stored_key:
             moved = [n for n in changes if n in _key_fields(entity)]
@@ -570,6 +569,15 @@ def plan_text(plan: Plan) -> str:
 # The marker of a key is its text: keys of other types would share markers (5 and "5", True and
 # "True"), and a marker's partition key holds at most 2,048 bytes, the marker's own prefix included.
 MAX_IDEMPOTENCY_KEY_BYTES = 1024
+
+
+def keep_created(entity: Entity, item: dict[str, object], stored: Mapping[str, object]) -> None:
+    """Put the stored ``created_at`` values back into ``item``: they are set when the item is first
+    written (from the caller's value there, a migration's original time say) and never change after,
+    whatever a replace or an update gives for them."""
+    for name, attr in entity.attributes.items():
+        if attr.computed is not None and attr.computed.kind == "created_at" and name in stored:
+            item[name] = stored[name]
 
 
 def check_idempotency_key(entity: str, key: object) -> None:
