@@ -12,6 +12,7 @@ recomputed from the day's events, anomalies are written create-only. ``--endpoin
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,7 @@ from evse.anomalies import run_anomaly_job  # noqa: E402
 from evse.ids import MOUNTAIN, from_mt  # noqa: E402
 
 from tablewright.cli.errors import reported  # noqa: E402
+from tablewright.design.timeutil import parse_rfc3339  # noqa: E402
 from tablewright.runtime import Runtime  # noqa: E402
 
 PROGRAM = "evse jobs"
@@ -36,10 +38,12 @@ def _fail(code: int, message: str) -> None:
 def _day(text: str | None) -> str:
     if text is None:
         return (datetime.now(MOUNTAIN).date() - timedelta(days=1)).isoformat()
-    try:
-        return date.fromisoformat(text.strip()).isoformat()
+    try:  # YYYY-MM-DD as written: fromisoformat alone also takes 20250115
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip(), re.ASCII):
+            return date.fromisoformat(text.strip()).isoformat()
     except ValueError:
-        _fail(2, f"--day {text!r} is not a date (YYYY-MM-DD)")
+        pass
+    _fail(2, f"--day {text!r} is not a date (YYYY-MM-DD)")
     raise AssertionError  # unreachable
 
 
@@ -48,11 +52,9 @@ def _now_ms(text: str | None, day: str) -> int:
         end = from_mt(f"{(date.fromisoformat(day) + timedelta(days=1)).isoformat()} 00:00:00.000")
         return min(end, int(datetime.now(UTC).timestamp() * 1000))
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = parse_rfc3339(text.strip())
     except ValueError:
-        _fail(2, f"--now {text!r} is not an RFC 3339 time")
-    if moment.tzinfo is None:
-        _fail(2, f"--now {text!r} has no offset (add Z or +hh:mm)")
+        _fail(2, f"--now {text!r} is not an RFC 3339 time (YYYY-MM-DDTHH:MM:SS[.fff] and Z or +hh:mm)")
     return int(moment.timestamp() * 1000)
 
 

@@ -24,7 +24,7 @@ import simulate  # noqa: E402
 from evse import DESIGN, apply_event, register_device, sc_id, to_mt  # noqa: E402
 from evse.anomalies import run_anomaly_job, true_ms  # noqa: E402
 from evse.ids import from_mt  # noqa: E402
-from evse.uplink import encode_uplink  # noqa: E402
+from evse.uplink import UplinkError, decode_uplink, encode_uplink  # noqa: E402
 
 DAYS = ("2025-11-01", "2025-11-02")
 END_OF = {day: from_mt(f"{nxt} 00:00:00.000") for day, nxt in zip(DAYS, ("2025-11-02", "2025-11-03"))}
@@ -177,6 +177,34 @@ def test_the_handler_rejects_what_a_retry_cannot_fix_and_writes_nothing(mutate, 
     assert rt.run("fleet_overview").items == []
 
 
+@pytest.mark.parametrize(
+    ("stamp", "received_ms"),
+    [
+        ("2025-11-02T07:00:00.250Z", 1_762_066_800_250),
+        ("2025-11-02t07:00:00.250z", 1_762_066_800_250),  # RFC 3339 allows lower case
+        (" 2025-11-02T07:00:00.250Z\n", 1_762_066_800_250),
+        ("2025-11-02T08:00:00.250+01:00", 1_762_066_800_250),
+        ("2025-11-02T07:00:00.250999999Z", 1_762_066_800_250),
+        ("2025-11-02T07:00:00Z", 1_762_066_800_000),
+    ],
+)
+def test_an_uplink_time_in_any_rfc_3339_spelling_is_one_instant(stamp, received_ms):
+    message = encode_uplink(UUID, 0, {"event_type": "telemetry"})
+    message["WirelessMetadata"]["Sidewalk"]["Timestamp"] = stamp
+    assert decode_uplink(message)["timestamp"] == received_ms
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["20251102T070000Z", "2025-11-02T07:00:00", "2025-11-02 07:00:00Z", "2025-11-02T07:00Z", "2025-11-02"],
+)
+def test_an_uplink_time_that_is_not_rfc_3339_is_refused(stamp):
+    message = encode_uplink(UUID, 0, {"event_type": "telemetry"})
+    message["WirelessMetadata"]["Sidewalk"]["Timestamp"] = stamp
+    with pytest.raises(UplinkError, match="is not RFC 3339"):
+        decode_uplink(message)
+
+
 def test_the_commands_run_a_simulated_day_end_to_end(tmp_path):
     db = str(tmp_path / "evse.db")
 
@@ -195,7 +223,13 @@ def test_the_commands_run_a_simulated_day_end_to_end(tmp_path):
     again = run("jobs.py", "anomalies", "--db", db, "--day", "2025-11-01", "--now", "2025-11-02T07:00:00Z")
     assert first.returncode == again.returncode == 0
     assert " 0 already recorded" in first.stdout and " 0 new" in again.stdout
-    bad_day = run("jobs.py", "anomalies", "--db", db, "--day", "2025-13-01")
-    assert bad_day.returncode == 2 and "--day" in bad_day.stderr and "Traceback" not in bad_day.stderr
+    lower = run("jobs.py", "anomalies", "--db", db, "--day", "2025-11-01", "--now", "2025-11-02t07:00:00z")
+    assert lower.returncode == 0 and " 0 new" in lower.stdout, lower.stderr
+    for day in ("2025-13-01", "20251101"):
+        bad_day = run("jobs.py", "anomalies", "--db", db, "--day", day)
+        assert bad_day.returncode == 2 and "--day" in bad_day.stderr and "Traceback" not in bad_day.stderr
+    for now in ("20251102T070000Z", "2025-11-02T07:00:00"):
+        bad_now = run("jobs.py", "anomalies", "--db", db, "--day", "2025-11-01", "--now", now)
+        assert bad_now.returncode == 2 and "--now" in bad_now.stderr and "Traceback" not in bad_now.stderr
     no_db = run("jobs.py", "daily-stats", "--db", str(tmp_path / "missing.db"))
     assert no_db.returncode == 2 and "missing.db" in no_db.stderr

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from tablewright.design.timeutil import parse_rfc3339
+
 # Derived by the design, never taken from a payload (same rule as the migration's).
 DERIVED = ("device_id", "timestamp_mt", "timestamp", "wireless_device_id", "collision_offset_ms")
 
@@ -77,11 +79,11 @@ def _received_ms(message: Mapping[str, object]) -> int:
         raise UplinkError("WirelessMetadata.Sidewalk.Timestamp is missing")
     if not isinstance(stamp, str):
         raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} is not an RFC 3339 string")
-    try:
-        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
+    try:  # RFC 3339 as written (a lower-case t or z included), not any ISO 8601 spelling
+        moment = parse_rfc3339(stamp.strip())
     except ValueError:
-        raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} is not RFC 3339") from None
-    if moment.tzinfo is None:
-        raise UplinkError(f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} has no offset")
+        raise UplinkError(
+            f"WirelessMetadata.Sidewalk.Timestamp {stamp!r} is not RFC 3339 (YYYY-MM-DDTHH:MM:SS[.fff]Z or +hh:mm)"
+        ) from None
     delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
