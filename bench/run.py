@@ -60,14 +60,25 @@ def write(sections: list[Section], before: str, after: str) -> None:
     DOCS.write_text(head + "\n".join(kept[t].rstrip("\n") + "\n" for t in order))
 
 
+def _missing(name: str) -> str | None:
+    """What benchmark ``name`` needs and this machine lacks (its module's ``missing()``, if it has one)."""
+    check = getattr(importlib.import_module(name), "missing", None)
+    return check() if check else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few slices each: checks the scripts run")
     parser.add_argument("--only", action="append", choices=BENCHMARKS, help="run only this benchmark")
     parser.add_argument("--no-docs", action="store_true", help="print the sections, leave the docs alone")
     args = parser.parse_args()
+    names = args.only or BENCHMARKS
+    # Before any runs: a tool missing for the last benchmark must not cost the minutes of the others.
+    problems = [problem for name in names if (problem := _missing(name))]
+    if problems:
+        raise SystemExit("\n".join(problems))
     before = machine()
-    sections = run(args.only or BENCHMARKS, args.quick)
+    sections = run(names, args.quick)
     after = machine()
     for section in sections:
         print(section.markdown())

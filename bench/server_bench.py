@@ -236,11 +236,20 @@ def rate_cell(seconds: list[float]) -> str:
     return f"{spread.median:,.0f} ({spread.q1:,.0f}–{spread.q3:,.0f})"
 
 
+def missing() -> str | None:
+    """What this benchmark needs and this machine lacks (``bench/run.py`` asks before running any)."""
+    for program, install in (("wrk", "apt-get install -y wrk"), ("npm", "apt-get install -y nodejs npm")):
+        if shutil.which(program) is None:
+            return f"{program} is not installed: {install}"
+    return None
+
+
 def section(quick: bool, names: list[str] | None = None) -> Section:
     """Run the server benchmark: 4 rounds of 2-second wrk slices per cell (``quick``: one slice of
     1 s per server, 16 connections only, no warm-up: checks that it runs)."""
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed: apt-get install -y wrk")
+    problem = missing()
+    if problem:
+        raise SystemExit(problem)
     names = names or [OURS, THEIRS]
     rounds, seconds = (1, 1) if quick else (4, 2)
     samples, bad, cpu, busiest = measure(
