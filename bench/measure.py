@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import os
 import platform
+import sqlite3
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 Slice = Callable[[], float]
 """Runs one short slice of work and returns what it measured (seconds per operation, usually)."""
@@ -116,4 +119,42 @@ def machine() -> str:
         pass
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return f"{stamp}; {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; load average {load}"
+    return (
+        f"{stamp}; {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; load average {load}; "
+        f"a 10M-step Python loop {python_loop_seconds():.2f} s, "
+        f"a one-row SQLite commit {sqlite_commit_microseconds():.0f} µs"
+    )
+
+
+def python_loop_seconds(steps: int = 10_000_000) -> float:
+    """Seconds of an empty Python loop of ``steps`` steps, the median of 3: how fast this machine runs
+    right now. The VM's speed varies by 2x from one hour to the next, which moves every absolute
+    figure and the ratios of Python-heavy against C-heavy code; this tells such hours apart."""
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        for _ in range(steps):
+            pass
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def sqlite_commit_microseconds(commits: int = 2_000) -> float:
+    """Microseconds per one-row committed SQLite transaction (WAL, synchronous=NORMAL) in a temporary
+    folder, the median of 3: the file system's speed right now (its write calls cost 3x more on some
+    days than on others, which a Python loop does not show)."""
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        conn = sqlite3.connect(Path(folder) / "probe.db", isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)")
+        for _ in range(3):
+            started = time.perf_counter()
+            for number in range(commits):
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("INSERT OR REPLACE INTO t VALUES (?, ?)", (number, b"x" * 200))
+                conn.execute("COMMIT")
+            times.append((time.perf_counter() - started) / commits * 1e6)
+        conn.close()
+    return statistics.median(times)
