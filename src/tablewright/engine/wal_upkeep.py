@@ -41,6 +41,8 @@ CROWDED_CHECKPOINT_FRAMES = 4000
 # Frames appended since the WAL was last synced before this thread syncs it (2 MB): about the most the
 # header sync of a reused WAL has left to write.
 SYNC_FRAMES = 512
+# macOS and Windows have no fdatasync; fsync also writes the file's metadata, a little more work.
+_sync_data = getattr(os, "fdatasync", os.fsync)
 # Seconds the thread waits for the write gate to finish a cycle before leaving it to the next checkpoint.
 _GATE_WAIT = 1.0
 
@@ -147,7 +149,7 @@ class WalUpkeep:
                 self._finish_cycle(conn)
             self._synced = last
         elif wal >= 0 and last > self._synced:
-            os.fdatasync(wal)
+            _sync_data(wal)
             self.syncs += 1
             self._synced = last
 
