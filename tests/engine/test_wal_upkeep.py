@@ -78,19 +78,26 @@ def upkeep_of(path: Path) -> WalUpkeep:
     return WalUpkeep(str(path), gate_for(str(path)))
 
 
+def look(upkeep: WalUpkeep, *, crowded: bool) -> None:
+    """The commits after which a writer looks at the WAL, with the file's writers crowded or not."""
+    gate_for(upkeep.path).crowded = crowded
+    for _ in range(4):
+        upkeep.after_commit()
+
+
 def test_frames_appended_unsynced_are_synced_without_a_checkpoint(wal_file) -> None:
     path, writer = wal_file
     upkeep = upkeep_of(path)
     try:
         append_frames(writer, path, SYNC_FRAMES - 20)
-        upkeep.after_commit(crowded=False)
+        look(upkeep, crowded=False)
         append_frames(writer, path, SYNC_FRAMES + 1)
-        upkeep.after_commit(crowded=False)
+        look(upkeep, crowded=False)
         eventually(lambda: upkeep.syncs == 1, "the WAL was not synced")
         assert upkeep.checkpoints == 0
         assert wal_pages_pending(path) > SYNC_FRAMES, "a sync copies nothing into the database"
         append_frames(writer, path, wal_pages_pending(path) + SYNC_FRAMES - 20)
-        upkeep.after_commit(crowded=False)  # fewer than SYNC_FRAMES since the sync: nothing to do
+        look(upkeep, crowded=False)  # fewer than SYNC_FRAMES since the sync: nothing to do
     finally:
         upkeep.close()  # waits for the thread, so whatever it did is done
     assert (upkeep.syncs, upkeep.checkpoints) == (1, 0)
@@ -101,14 +108,14 @@ def test_a_checkpoint_is_due_at_its_threshold_and_later_while_crowded(wal_file) 
     upkeep = upkeep_of(path)
     try:
         append_frames(writer, path, CHECKPOINT_FRAMES + 10)
-        upkeep.after_commit(crowded=True)  # crowded writers wait for 4,000 pages: only a sync now
+        look(upkeep, crowded=True)  # crowded writers wait for 4,000 pages: only a sync now
         eventually(lambda: upkeep.syncs == 1)
         assert upkeep.checkpoints == 0 and wal_pages_pending(path) >= CHECKPOINT_FRAMES
-        upkeep.after_commit(crowded=False)
+        look(upkeep, crowded=False)
         eventually(lambda: upkeep.checkpoints == 1, "no checkpoint past its threshold")
         assert wal_pages_pending(path) == 0
         append_frames(writer, path, CROWDED_CHECKPOINT_FRAMES)
-        upkeep.after_commit(crowded=True)
+        look(upkeep, crowded=True)
         eventually(lambda: upkeep.checkpoints == 2, "no checkpoint past the crowded threshold")
     finally:
         upkeep.close()
@@ -119,20 +126,20 @@ def test_closing_ends_the_thread_and_a_closed_upkeep_starts_none(wal_file) -> No
     before = upkeep_threads()
     upkeep = upkeep_of(path)
     append_frames(writer, path, SYNC_FRAMES + 1)
-    upkeep.after_commit(crowded=False)
+    look(upkeep, crowded=False)
     started = upkeep_threads() - before
     assert len(started) == 1
     upkeep.close()
     assert not any(thread.is_alive() for thread in started)
     append_frames(writer, path, CHECKPOINT_FRAMES + 1)
-    upkeep.after_commit(crowded=False)
+    look(upkeep, crowded=False)
     assert upkeep_threads() - before == set() and upkeep.checkpoints == 0
 
 
 def test_a_file_without_a_wal_index_is_left_alone(tmp_path: Path) -> None:
     before = upkeep_threads()
     upkeep = upkeep_of(tmp_path / "missing.db")
-    upkeep.after_commit(crowded=False)
+    look(upkeep, crowded=False)
     assert upkeep_threads() - before == set()
     upkeep.close()
 
@@ -142,7 +149,7 @@ def test_a_forked_child_gets_an_upkeep_thread_of_its_own(wal_file) -> None:
     path, writer = wal_file
     upkeep = upkeep_of(path)
     append_frames(writer, path, SYNC_FRAMES + 1)
-    upkeep.after_commit(crowded=False)  # the parent's thread, which the child does not inherit
+    look(upkeep, crowded=False)  # the parent's thread, which the child does not inherit
     eventually(lambda: upkeep.syncs == 1)
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child, which reports through its exit status
@@ -151,7 +158,7 @@ def test_a_forked_child_gets_an_upkeep_thread_of_its_own(wal_file) -> None:
             own = sqlite3.connect(path, isolation_level=None)
             own.execute("PRAGMA wal_autocheckpoint=0")
             append_frames(own, path, CHECKPOINT_FRAMES + 10)
-            upkeep.after_commit(crowded=False)
+            look(upkeep, crowded=False)
             eventually(lambda: upkeep.checkpoints == 1)
             status = 0 if wal_pages_pending(path) == 0 else 2
         finally:

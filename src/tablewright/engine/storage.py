@@ -127,13 +127,12 @@ class Store:
         self._gate: WriteGate | None = gate_for(path) if path and not self.read_only else None
         # Checkpoints and WAL syncs, done by a thread of its own rather than by write requests.
         self._upkeep = (
-            WalUpkeep(path, self._gate, synchronous="FULL" if durable else "NORMAL")  # type: ignore[arg-type]
-            if self._gate is not None
+            WalUpkeep(path, self._gate, synchronous="FULL" if durable else "NORMAL")
+            if path and self._gate is not None
             else None
         )
         if self._upkeep is not None:  # a store dropped without close() leaves no thread and connection
             weakref.finalize(self, self._upkeep.close)
-        self._commits = 0  # between looks at the WAL (shared by threads: a lost count is harmless)
         # Checked before SQLite touches the file: a wrong file is refused, never written (opening.py).
         self._init_schema(
             Found.NEW if path is None else inspect(path, read_only=read_only, schema=_SCHEMA_NAMES)
@@ -547,9 +546,7 @@ class Store:
             if self._gate is not None:
                 self._gate.release()
         if self._upkeep is not None:
-            self._commits += 1
-            if not self._commits % _UPKEEP_CHECK_EVERY:
-                self._upkeep.after_commit(crowded=self._gate.crowded)  # type: ignore[union-attr]
+            self._upkeep.after_commit()
 
     def put_rows(self, conn: sqlite3.Connection, meta: TableMeta, rows: list[tuple]) -> None:
         """Store rows made by :func:`item_row` of a table without indexes or stream, replacing any
@@ -816,9 +813,6 @@ class Store:
 # Seconds a write may wait at the gate before SQLite's busy timeout is shortened by what it waited there
 # (the PRAGMA costs two statements, so short waits, the usual case under contention, skip it).
 _GATE_WAIT_ALLOWANCE = 0.05
-# Writers look at the WAL every 4th commit (engine/wal_upkeep.py: a read of the -shm file's header,
-# about a microsecond) and hand due checkpoints and syncs to the upkeep thread.
-_UPKEEP_CHECK_EVERY = 4
 # SQLite's own checkpoint in COMMIT stays as the net, for large commits and for an upkeep thread that
 # cannot keep up or could not open the file, far above the upkeep's thresholds.
 _NET_FRAMES = 8000

@@ -43,6 +43,8 @@ CROWDED_CHECKPOINT_FRAMES = 4000
 SYNC_FRAMES = 512
 # macOS and Windows have no fdatasync; fsync also writes the file's metadata, a little more work.
 _sync_data = getattr(os, "fdatasync", os.fsync)
+# Writers look at the WAL every 4th commit (a read of the -shm file's header, about a microsecond).
+_LOOK_EVERY = 4
 # Seconds the thread waits for the write gate to finish a cycle before leaving it to the next checkpoint.
 _GATE_WAIT = 1.0
 
@@ -62,6 +64,7 @@ class WalUpkeep:
         self.checkpoints = 0
         self.syncs = 0
         self._wal_index: int | None = None  # the -shm file, whose header says how far the WAL got
+        self._commits = 0
         self._synced = 0  # the WAL's last frame known synced (by this process)
         self._checkpoint_due = False  # what the last writer to look found: a checkpoint, or a sync
         self._wanted = threading.Event()
@@ -70,15 +73,20 @@ class WalUpkeep:
         self._closing = False
         self._lock = threading.Lock()
 
-    def after_commit(self, *, crowded: bool) -> None:
-        """Called by a writer after some of its commits (not holding the gate): hand the thread what
-        is due, if anything. ``crowded``: writers of other processes are in each other's way."""
+    def after_commit(self) -> None:
+        """Called by a writer after each commit (not holding the gate): every ``_LOOK_EVERY``th, hand
+        the thread what is due, if anything."""
+        self._commits += 1  # shared by threads: a lost count only moves a look
+        if self._commits % _LOOK_EVERY:
+            return
         frames = self._frames()
         if frames is None:
             return
         last, backfilled = frames
         if last < self._synced:  # the WAL was reused from its start (its header synced by SQLite)
             self._synced = 0
+        # Crowded: writers of other processes are in each other's way (see CROWDED_CHECKPOINT_FRAMES).
+        crowded = self._gate.crowded
         due = last - backfilled >= (CROWDED_CHECKPOINT_FRAMES if crowded else CHECKPOINT_FRAMES)
         if due or last - self._synced >= SYNC_FRAMES:
             self._checkpoint_due = due
