@@ -5,7 +5,8 @@ item attribute by attribute (``validate_value_sized``), checking wire JSON types
 recognising canonical numbers (the regular expression) and formatted decimals (``normalize_number``),
 the one-walk item check of PutItem's shortcut (``plain_item_sized``), its table-name check, and the
 shortcut end to end: the same PutItem requests on an engine with ``fast_writes`` and on one without
-(request validation, then the read-then-write path) must answer and store the same.
+(request validation, then the read-then-write path) must answer and store the same; GetItem's shortcut
+likewise against the general read (``fast_reads``), in memory and on a file.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablewright.engine import Engine
+from tablewright.engine.encoded import dumps as encoded_dumps
 from tablewright.engine.errors import DynamoDBError
-from tablewright.engine.ops.items import put_item_shortcut
+from tablewright.engine.ops.items import get_item_shortcut, put_item_shortcut
 from tablewright.engine.types import (
     _CANONICAL,
     MAX_DIGITS,
@@ -337,5 +339,139 @@ def test_put_shortcut_sees_a_table_redefined_by_another_connection(tmp_path: Any
     )["ShardIterator"]
     records = second.handle("GetRecords", {"ShardIterator": iterator})["Records"]
     assert [r["dynamodb"]["Keys"] for r in records] == [{"pk": {"S": "c"}}]  # the put saw the stream
+    first.close()
+    second.close()
+
+
+# ------------------------------------------------------------------------------------------ GetItem
+
+
+def get_engine(path: str | None, *, fast: bool) -> Engine:
+    """The put tables on a file or in memory, each holding items under some of the good keys."""
+    engine = put_engine(fast=True) if path is None else Engine(path)
+    if path is not None:
+        for name, (hash_name, hash_type, range_name, range_type) in TABLE_KEYS.items():
+            engine.handle("CreateTable", keyed_table(name, hash_name, hash_type, range_name, range_type))
+    for name, (hash_name, hash_type, range_name, range_type) in TABLE_KEYS.items():
+        for number, hash_value in enumerate(["p1", "ä", "1"] if hash_type == "S" else ["1", "-0.5"]):
+            item = {hash_name: {hash_type: hash_value}, "n": {"N": str(number)}, "s": {"SS": ["a", "b"]}}
+            if range_name is not None:
+                item[range_name] = {range_type: "2.5" if range_type == "N" else "p2"}
+            engine.handle("PutItem", {"TableName": name, "Item": item})
+    engine.fast_reads = fast
+    return engine
+
+
+stored_keys = {
+    "S": st.sampled_from([{"S": "p1"}, {"S": "ä"}, {"S": "p2"}, {"S": "1"}]),
+    "N": st.sampled_from([{"N": "1"}, {"N": "2.50"}, {"N": "2.5"}, {"N": "-0.5"}, {"N": "-.5"}]),
+}
+
+
+@st.composite
+def get_requests(draw: st.DrawFn) -> Any:
+    """Mostly GetItems of well-formed keys, found or not, which the shortcut takes; a quarter with
+    anything wrong anywhere, and some with members it leaves to the general path."""
+    table = draw(st.sampled_from([*TABLE_KEYS, *TABLE_KEYS, "missing_t", "ab", "bad name!", 7, None]))
+    hash_name, hash_type, range_name, range_type = TABLE_KEYS.get(table, ("pk", "S", "sk", "N"))  # type: ignore[arg-type]
+    key: Any
+    if draw(st.integers(0, 3)):
+        key = {hash_name: draw(stored_keys[hash_type])}
+        if range_name is not None:
+            key[range_name] = draw(stored_keys[range_type])
+    else:
+        key = draw(st.dictionaries(odd_names, any_values, max_size=3))
+        for name in (hash_name, range_name):
+            value = draw(key_values)
+            if name is not None and value is not None:
+                key[name] = value
+    request: Any = {"TableName": table, "Key": key}
+    extra = draw(st.integers(0, 11))
+    if extra == 1:
+        request["ConsistentRead"] = draw(st.sampled_from([True, False, "yes"]))
+    elif extra == 2:
+        del request["TableName"]
+    elif extra == 3:
+        request["Key"] = draw(st.sampled_from([None, [], "key", {}, {"pk": {"S": "p1"}, "x": {"S": "1"}}]))
+    elif extra == 4:
+        request["ProjectionExpression"] = "n"
+    elif extra == 5:
+        request = [table, key]
+    return request
+
+
+def get_answer(engine: Engine, request: Any, *, encoded: bool = False) -> Any:
+    try:
+        return ("ok", encoded_dumps(engine.handle("GetItem", copy.deepcopy(request), encoded=encoded)))
+    except DynamoDBError as error:
+        return (type(error).__name__, str(error))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(get_requests(), min_size=1, max_size=6))
+def test_get_shortcut_answers_as_the_general_path(requests: list[Any]) -> None:
+    fast, general = get_engine(None, fast=True), get_engine(None, fast=False)
+    for request in requests:
+        assert get_answer(fast, request) == get_answer(general, request), request
+        assert get_answer(fast, request, encoded=True) == get_answer(general, request, encoded=True), request
+
+
+def test_get_shortcut_answers_from_a_file_as_the_general_path(tmp_path: Any) -> None:
+    fast = get_engine(str(tmp_path / "fast.db"), fast=True)
+    general = get_engine(str(tmp_path / "general.db"), fast=False)
+    requests = [
+        {"TableName": name, "Key": {k: v for k, v in key.items() if k is not None}}
+        for name, (hash_name, hash_type, range_name, range_type) in TABLE_KEYS.items()
+        for key in (
+            {hash_name: {hash_type: "p1" if hash_type == "S" else "1"}, range_name: {range_type: "2.5"}},
+            {hash_name: {hash_type: "-0.5" if hash_type == "N" else "ä"}, range_name: {range_type: "p2"}},
+            {hash_name: {hash_type: "nope" if hash_type == "S" else "7"}, range_name: {range_type: "1"}},
+        )
+    ]
+    found = 0
+    for request in requests:
+        answer = get_answer(fast, request)
+        assert answer == get_answer(general, request), request
+        found += answer[0] == "ok" and answer[1] != b"{}"
+    assert found >= 4, "the requests found too few items to compare"
+    fast.close()
+    general.close()
+
+
+def test_get_shortcut_takes_plain_gets_and_leaves_the_rest() -> None:
+    engine = get_engine(None, fast=True)
+    key = {"pk": {"S": "p1"}, "sk": {"N": "2.5"}}
+    answer = get_item_shortcut(engine, {"TableName": "plain_t", "Key": key})
+    assert answer is not None and answer["Item"].decode()["n"] == {"N": "0"}
+    assert get_item_shortcut(engine, {"TableName": "plain_t", "Key": {**key, "pk": {"S": "none"}}}) == {}
+    for request in (
+        {"TableName": "plain_t", "Key": {**key, "sk": {"N": "2.50"}}},  # normalised by the general path
+        {"TableName": "plain_t", "Key": {**key, "pk": {"S": "ä"}}},  # UTF-8: the checked path
+        {"TableName": "plain_t", "Key": key, "ConsistentRead": True},
+        {"TableName": "missing_t", "Key": key},
+        {"TableName": "plain_t", "Key": {"pk": {"S": "p1"}}},
+        {"TableName": "plain_t"},
+    ):
+        assert get_item_shortcut(engine, request) is None, request
+    engine.fast_reads = False
+    assert get_item_shortcut(engine, {"TableName": "plain_t", "Key": key}) is None
+
+
+def test_get_shortcut_reads_a_table_recreated_by_another_connection(tmp_path: Any) -> None:
+    path = str(tmp_path / "shared.db")
+    first, second = Engine(path), Engine(path)
+    first.handle("CreateTable", keyed_table("tbl", "pk", "S"))
+    first.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "a"}, "v": {"N": "1"}}})
+    assert first.handle("GetItem", {"TableName": "tbl", "Key": {"pk": {"S": "a"}}})  # caches the definition
+    second.handle("DeleteTable", {"TableName": "tbl"})
+    second.handle("CreateTable", keyed_table("tbl", "pk", "S"))
+    second.handle("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "a"}, "v": {"N": "2"}}})
+    assert first.handle("GetItem", {"TableName": "tbl", "Key": {"pk": {"S": "a"}}}) == {
+        "Item": {"pk": {"S": "a"}, "v": {"N": "2"}}
+    }
+    second.handle("DeleteTable", {"TableName": "tbl"})
+    assert (
+        get_answer(first, {"TableName": "tbl", "Key": {"pk": {"S": "a"}}})[0] == "ResourceNotFoundException"
+    )
     first.close()
     second.close()

@@ -272,6 +272,16 @@ class TableMeta:
     def key_and_encoding(self, raw: Any) -> tuple[Item, tuple[int, bytes, bytes]]:
         """A request's Key map validated and normalised, with its encoding: one pass over a well-formed
         key (the schema's attributes, S or canonical N values), the full checks and exact errors otherwise."""
+        plain = self.plain_key_and_encoding(raw)
+        if plain is not None:
+            return plain
+        key = validate_item(raw, "key")
+        return key, self._encode_key_checked(key, for_item=False)
+
+    def plain_key_and_encoding(self, raw: Any) -> tuple[Item, tuple[int, bytes, bytes]] | None:
+        """:meth:`key_and_encoding` of a key in the common shapes (exactly the schema's attributes, ASCII
+        S or canonical N values, within the size limits), in one pass; ``None`` for any other value,
+        whose checks (and errors) are the general path's. Never raises."""
         schema = self.key
         if type(raw) is dict and len(raw) == (1 if schema.range_name is None else 2):
             # The common shapes in one pass: S or canonical N values of the schema's attributes.
@@ -296,8 +306,7 @@ class TableMeta:
                 sk = parts[1] if len(parts) > 1 else b""
                 if len(pk) <= MAX_PARTITION_KEY_BYTES and len(sk) <= MAX_SORT_KEY_BYTES:
                     return key, (partition_hash(pk), pk, sk)
-        key = validate_item(raw, "key")
-        return key, self._encode_key_checked(key, for_item=False)
+        return None
 
     def _encode_plain_key(self, item: Item) -> tuple[int, bytes, bytes] | None:
         """The encoded key of an already validated item whose key attributes are present, of the right

@@ -108,9 +108,9 @@ class Engine:
     # and blind put, BatchWriteItem's executemany, bulk loads). False sends them through the general
     # read-then-write path, which the differential tests compare them with.
     fast_writes: bool = True
-    # Queries of a table by key condition alone take Query's shortcut (engine/ops/query_shortcut.py).
-    # False sends them through request validation and the general read, which the differential
-    # tests compare it with.
+    # Queries of a table by key condition alone take Query's shortcut (engine/ops/query_shortcut.py),
+    # GetItems of a plain key GetItem's (engine/ops/items.py). False sends them through request
+    # validation and the general read, which the differential tests compare them with.
     fast_reads: bool = True
 
     def __init__(

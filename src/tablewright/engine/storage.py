@@ -156,7 +156,7 @@ class Store:
         # Through a weak reference: the connection holds its functions where the garbage collector cannot
         # see them, so a closure over the store would keep a store dropped without close() for good.
         conn.create_function("tw_now", 0, _clock_of(weakref.ref(self)))
-        never_wait = getattr(self._local, "never_wait", False)
+        never_wait = self._local.never_wait
         conn.execute(f"PRAGMA busy_timeout={int((0 if never_wait else self.lock_timeout) * 1000)}")
         if self.path:
             conn.execute(f"PRAGMA wal_autocheckpoint={_NET_FRAMES}")
@@ -165,17 +165,17 @@ class Store:
     def never_wait(self) -> None:
         """From now on, this thread never waits for a lock another thread or process holds: SQLite's
         busy error, or :class:`WouldBlock` for the in-memory store's lock, comes at once instead."""
-        if getattr(self._local, "never_wait", False):
+        if self._local.never_wait:
             return
         self._local.never_wait = True
-        conn = getattr(self._local, "conn", None)
+        conn = self._local.conn
         if conn is not None:
             conn.execute("PRAGMA busy_timeout=0")
 
     @property
     def waits(self) -> bool:
         """Whether this thread waits for locks (see :meth:`never_wait`)."""
-        return not getattr(self._local, "never_wait", False)
+        return not self._local.never_wait
 
     def _acquire(self) -> None:
         """Take the in-memory store's lock; on a :meth:`never_wait` thread only if it is free."""
@@ -204,7 +204,7 @@ class Store:
             if self._shared is None:
                 self._shared = self._connect()
             return self._shared
-        conn = getattr(self._local, "conn", None)
+        conn = self._local.conn
         if conn is None or self._closed:
             conn = self._local.conn = self._open_for_thread()
         return conn
@@ -276,12 +276,10 @@ class Store:
             raise WriteLockBusy(str(error)) from None
         local = self._local
         local.admission_wait = time.monotonic() - started
-        local.admitted = True
         try:
             yield
         finally:
             local.admission_wait = 0.0
-            local.admitted = False
             gate.leave(turn)
 
     @contextlib.contextmanager
@@ -316,7 +314,7 @@ class Store:
             return  # one process, one connection: the cache is always current
         # PRAGMA data_version changes only when another connection committed: then ask for the catalog version.
         (data_version,) = conn.execute("PRAGMA data_version").fetchone()
-        if data_version == getattr(self._local, "data_version", None) and self._catalog_version >= 0:
+        if data_version == self._local.data_version and self._catalog_version >= 0:
             return
         self._local.data_version = data_version
         self._load_catalog(conn)
@@ -498,18 +496,21 @@ class Store:
                 self._lock.release()
             return
         conn = self.conn
-        self._begin_write(conn)
-        try:
-            if not conn.execute(meta.guarded_upsert_item_sql, (*row, catalog_version)).rowcount:
-                self._refresh_catalog(conn)
-                raise StaleDefinition(meta.name)
-        except BaseException:
-            self._end_write(conn, "ROLLBACK")
-            raise
-        self._end_write(conn, "COMMIT")
+        # The INSERT alone, which SQLite runs as a transaction of its own: BEGIN IMMEDIATE and COMMIT
+        # around it would be two more statements, an eighth of a blind PutItem's time.
+        cursor = self._begin_write(conn, meta.guarded_upsert_item_sql, (*row, catalog_version))
+        self._end_write(conn, None)
+        if not cursor.rowcount:
+            with self.read() as snapshot:  # the catalog's statements on one snapshot
+                self._refresh_catalog(snapshot)
+            raise StaleDefinition(meta.name)
 
-    def _begin_write(self, conn: sqlite3.Connection) -> None:
-        """``BEGIN IMMEDIATE`` on a file, after queueing at the write gate (engine/write_gate.py).
+    def _begin_write(
+        self, conn: sqlite3.Connection, statement: str = "BEGIN IMMEDIATE", parameters: tuple = ()
+    ) -> sqlite3.Cursor:
+        """Run ``statement`` on a file after queueing at the write gate (engine/write_gate.py): ``BEGIN
+        IMMEDIATE``, or a write of one statement, which SQLite runs as a transaction of its own. End it
+        with :meth:`_end_write`, unless it raised (then the gate is open again).
 
         The gate and SQLite's busy handler share one ``lock_timeout``: what the gate took of it is not
         given again to SQLite (which waits only for writers that do not use the gate). Both failures are
@@ -517,11 +518,16 @@ class Store:
         """
         gate = self._gate
         if gate is None:
-            conn.execute("BEGIN IMMEDIATE")
-            return
+            return conn.execute(statement, parameters)
+        if gate.take_now():  # free: nothing of the timeout was spent on it
+            try:
+                return conn.execute(statement, parameters)
+            except BaseException:
+                gate.release()
+                raise
         waits = self.waits
         try:
-            timeout = self.lock_timeout - getattr(self._local, "admission_wait", 0.0)
+            timeout = self.lock_timeout - self._local.admission_wait
             remaining = gate.acquire(timeout if waits else None)
         except GateBusy as error:
             raise WriteLockBusy(str(error)) from None
@@ -529,19 +535,20 @@ class Store:
             if waits and self.lock_timeout - remaining > _GATE_WAIT_ALLOWANCE:
                 conn.execute(f"PRAGMA busy_timeout={int(remaining * 1000)}")
                 try:
-                    conn.execute("BEGIN IMMEDIATE")
+                    return conn.execute(statement, parameters)
                 finally:
                     conn.execute(f"PRAGMA busy_timeout={int(self.lock_timeout * 1000)}")
-            else:
-                conn.execute("BEGIN IMMEDIATE")
+            return conn.execute(statement, parameters)
         except BaseException:
             gate.release()
             raise
 
-    def _end_write(self, conn: sqlite3.Connection, statement: str) -> None:
-        """``COMMIT`` or ``ROLLBACK`` a write begun by :meth:`_begin_write`, then open the gate."""
+    def _end_write(self, conn: sqlite3.Connection, statement: str | None) -> None:
+        """Run ``statement`` (``COMMIT`` or ``ROLLBACK``; ``None`` after a write of one statement) to end
+        a write begun by :meth:`_begin_write`, then open the gate."""
         try:
-            conn.execute(statement)
+            if statement is not None:
+                conn.execute(statement)
         finally:
             if self._gate is not None:
                 self._gate.release()
@@ -828,11 +835,13 @@ def _clock_of(store: Callable[[], Store | None]) -> Callable[[], float]:
 
 class _ThreadState(threading.local):
     """Each thread's connection and settings. The class attributes are the defaults, so a thread that
-    never set one reads it without an AttributeError raised and caught (``waits`` is read on every write)."""
+    never set one reads it without an AttributeError raised and caught (a few microseconds each: these
+    are read on every write)."""
 
     conn: sqlite3.Connection | None = None
     never_wait = False
     data_version: int | None = None
+    admission_wait = 0.0  # seconds the running write request waited for its turn (Store.admitted)
 
 
 class WriteLockBusy(sqlite3.OperationalError):

@@ -134,6 +134,17 @@ class WriteGate:
             raise
         return remaining
 
+    def take_now(self) -> bool:
+        """Take the gate if it is free right now, neither waiting nor spinning: the usual case, without
+        the clock reads and timeout arithmetic of :meth:`acquire`. False: call :meth:`acquire`."""
+        if not self._threads.acquire(blocking=False):
+            return False
+        file = self._file if self._file is not False else self._file_lock()
+        if file is None or file.take_now():  # type: ignore[union-attr]
+            return True
+        self._threads.release()
+        return False
+
     def release(self) -> None:
         file = self._file
         try:

@@ -81,7 +81,15 @@ def put_item(engine: Engine, request: dict) -> dict:
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
 
 
-_table_name_valid: Callable[[Any], bool] | None = None  # PutItem's TableName check, compiled on first use
+# Each shortcut's TableName check (request validation's own), compiled on its first use.
+_table_name_checks: dict[str, Callable[[Any], bool]] = {}
+
+
+def _table_name_valid(operation: str, name: str) -> bool:
+    check = _table_name_checks.get(operation)
+    if check is None:
+        check = _table_name_checks[operation] = member_validator(operation, "TableName")
+    return check(name)
 
 
 def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
@@ -94,18 +102,15 @@ def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
     the table name and the item have passed, the general path would run the same calls as below,
     so their errors (a key attribute missing, an item too large) are its errors.
     """
-    global _table_name_valid
     if request.__class__ is not dict or len(request) != 2 or not engine.fast_writes:
         return None
     name = request.get("TableName")
     if name.__class__ is not str:
         return None
-    if _table_name_valid is None:
-        _table_name_valid = member_validator("PutItem", "TableName")
     store = engine.store
     catalog_version = store.catalog_version  # before the lookup: see Store.put_blind
     table = store.table(name)
-    if table is None or not table.blind_writes or not _table_name_valid(name):
+    if table is None or not table.blind_writes or not _table_name_valid("PutItem", name):
         return None
     plain = plain_item_sized(request.get("Item"))
     if plain is None:
@@ -121,6 +126,36 @@ def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
             return None
         raise
     return {}
+
+
+def get_item_shortcut(engine: Engine, request: Any) -> dict | None:
+    """GetItem of only TableName and Key, the key in its common shapes (ASCII S or canonical N values):
+    the stored item, undecoded, as :func:`get_item` answers it; ``None`` (nothing read) for any other
+    request, or anything wrong with it, which the general path (request validation, then
+    :func:`get_item`) then answers, errors included.
+
+    A well-formed key passes request validation, so that walk of the request is skipped; the key is
+    checked and encoded in one pass (``TableMeta.plain_key_and_encoding``).
+    """
+    if request.__class__ is not dict or len(request) != 2 or not engine.fast_reads:
+        return None
+    name = request.get("TableName")
+    if name.__class__ is not str:
+        return None
+    store = engine.store
+    table = store.table(name)  # a name that finds a table is valid: CreateTable checked it
+    if table is None:
+        return None
+    plain = table.plain_key_and_encoding(request.get("Key"))
+    if plain is None:
+        return None
+    try:
+        stored = store.fetch_single_encoded(table, plain[1])
+    except sqlite3.OperationalError as error:  # dropped by another process: the general path refreshes
+        if "no such table" in str(error):
+            return None
+        raise
+    return {} if stored is None else {"Item": EncodedItem(stored)}
 
 
 def delete_item(engine: Engine, request: dict) -> dict:
@@ -194,4 +229,4 @@ def get_item(engine: Engine, request: dict) -> dict:
 
 OPERATIONS = {"PutItem": put_item, "GetItem": get_item, "UpdateItem": update_item, "DeleteItem": delete_item}
 # Tried before request validation; an answer of None sends the request down the general path.
-SHORTCUTS = {"PutItem": put_item_shortcut}
+SHORTCUTS = {"PutItem": put_item_shortcut, "GetItem": get_item_shortcut}
