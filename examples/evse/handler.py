@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import boto3  # noqa: E402
-from evse import DESIGN, ScIdCollisionError, UnknownDeviceError, ingest_uplink  # noqa: E402
+from evse import DESIGN, FutureEventError, ScIdCollisionError, UnknownDeviceError, ingest_uplink  # noqa: E402
 from evse.uplink import UplinkError, decode_uplink  # noqa: E402
 
 from tablewright.design import load  # noqa: E402
@@ -57,7 +57,7 @@ def handler(event: Mapping[str, Any], context: object = None, *, rt: Runtime | N
     try:
         values = decode_uplink(event)
         result = ingest_uplink(rt, values)
-    except (UplinkError, ValidationError, UnknownDeviceError, ScIdCollisionError) as error:
+    except (UplinkError, ValidationError, UnknownDeviceError, ScIdCollisionError, FutureEventError) as error:
         reason = f"{type(error).__name__}: {error}"
         LOG.warning("rejected uplink %s: %s", json.dumps(event, default=str)[:500], reason)
         return {"status": "rejected", "reason": reason}

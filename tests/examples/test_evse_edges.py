@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -57,6 +57,24 @@ def test_late_ota_complete_finishes_the_session_a_newer_telemetry_did_not_touch(
         "telemetry",
         "B",
     )
+
+
+def test_an_uplink_from_the_future_is_refused_and_cannot_freeze_the_state(fleet):
+    clock = datetime.fromtimestamp(T0 / 1000, UTC)
+    fleet.ingest(event(T0, "telemetry", j1772_state="A"), now=clock)
+    ahead = T0 + evse.ingest.MAX_AHEAD_MS + 1
+    with pytest.raises(evse.FutureEventError, match=r"5\.0 minutes ahead of the ingest clock"):
+        fleet.ingest(event(ahead, "telemetry", j1772_state="C"), now=clock)
+    with pytest.raises(evse.FutureEventError, match="ahead of the ingest clock"):
+        fleet.ingest(
+            event(from_mt("2099-01-01 00:00:00.000"), "scheduler", scheduler_command="pause"), now=clock
+        )
+    stored = fleet.timeline(evse.sc_id(UUID), to_mt(T0), "2100-01-01 00:00:00.000")
+    assert [record["timestamp"] for record in stored] == [T0]  # neither was stored
+    # The next real uplink still changes the state; exactly MAX_AHEAD_MS ahead (clock skew) is taken.
+    assert fleet.ingest(event(T0 + MINUTE, "telemetry", j1772_state="B"), now=clock).state_updated
+    edge = fleet.ingest(event(T0 + evse.ingest.MAX_AHEAD_MS, "telemetry", j1772_state="C"), now=clock)
+    assert edge.status == "appended" and state(fleet)["j1772_state"] == "C"
 
 
 def test_late_event_never_overrides_a_newer_change_of_its_own_group(fleet):

@@ -151,6 +151,10 @@ def test_rerunning_the_anomaly_job_records_nothing_new(simulated):
         ),
         (lambda m: m.pop("WirelessDeviceId"), "WirelessDeviceId"),
         (lambda m: m["WirelessMetadata"]["Sidewalk"].update(Timestamp="yesterday"), "Timestamp"),
+        (
+            lambda m: m["WirelessMetadata"]["Sidewalk"].update(Timestamp="2099-01-01T00:00:00Z"),
+            "FutureEventError",
+        ),
         (lambda m: m.update(PayloadData=base64.b64encode(b'{"event_type":"boot"}').decode()), "event_type"),
         (lambda m: m.update(WirelessDeviceId="5f0c8d6e-1b2a-4c3d-8e9f-0a1b2c3d4e5f"), "not registered"),
         (lambda m: m.update(WirelessMetadata="x"), "Timestamp is missing"),

@@ -4,7 +4,7 @@ per-device state, daily statistics. See ``examples/evse/README.md``."""
 from .devices import register_device
 from .fleet import DESIGN, EvseFleet
 from .ids import day_range, from_mt, mt_date, sc_id, sc_id_collision_probability, to_mt, wall_clock_hours
-from .ingest import IngestResult, ScIdCollisionError, UnknownDeviceError, ingest_uplink
+from .ingest import FutureEventError, IngestResult, ScIdCollisionError, UnknownDeviceError, ingest_uplink
 from .state import EFFECTS, apply_event, is_stale
 from .stats import aggregate_day, refresh_daily_stats
 
@@ -12,6 +12,7 @@ __all__ = [
     "DESIGN",
     "EFFECTS",
     "EvseFleet",
+    "FutureEventError",
     "IngestResult",
     "ScIdCollisionError",
     "UnknownDeviceError",

@@ -31,6 +31,10 @@ from .state import apply_event
 
 MAX_ATTEMPTS = 20  # collisions and version races together
 MAX_COLLISION_OFFSET_MS = 1000  # the design's bound on collision_offset_ms
+# How far an uplink's network Timestamp may be ahead of the ingest clock (README): clocks of two AWS
+# services differ by far less; an event from further ahead would stay the newest of its state group
+# until real time caught up, and every real uplink until then would count as late.
+MAX_AHEAD_MS = 5 * 60 * 1000
 # Attributes that say where an event is stored, not what it is: ignored when spotting a redelivery.
 PLACEMENT = ("timestamp", "timestamp_mt", "collision_offset_ms", "device_id")
 CHECK, EVENT, STATE = 0, 1, 2  # operation positions in the transaction
@@ -42,6 +46,10 @@ class UnknownDeviceError(LookupError):
 
 class ScIdCollisionError(RuntimeError):
     """Two wireless UUIDs hash to one SC-ID; the second cannot use the first one's partition."""
+
+
+class FutureEventError(ValueError):
+    """An uplink whose network Timestamp is more than ``MAX_AHEAD_MS`` ahead of the ingest clock."""
 
 
 @dataclass
@@ -60,6 +68,13 @@ def ingest_uplink(rt: Runtime, values: Mapping[str, object], *, now: datetime | 
     moment = now or datetime.now(UTC)
     original = dict(values)
     event = rt.compose("Event", original, now=moment)  # ValidationError listing every broken rule
+    ahead_ms = int(event["timestamp"]) - round(moment.timestamp() * 1000)  # type: ignore[call-overload]
+    if ahead_ms > MAX_AHEAD_MS:
+        raise FutureEventError(
+            f"uplink of {event['device_id']} at {event['timestamp_mt']} (Mountain Time) is "
+            f"{ahead_ms / 60_000:.1f} minutes ahead of the ingest clock ({moment.isoformat()}); more than "
+            f"{MAX_AHEAD_MS // 60_000} minutes ahead is refused, so that it cannot stay the device's newest state"
+        )
     offset = 0
     for attempt in range(1, MAX_ATTEMPTS + 1):
         device_id = str(event["device_id"])

@@ -519,7 +519,9 @@ class Store:
         gate = self._gate
         if gate is None:
             return conn.execute(statement, parameters)
-        if gate.take_now():  # free: nothing of the timeout was spent on it
+        # Free right now, with no long wait for a turn before it: SQLite gets the whole timeout, as
+        # nothing of it was spent (the usual case, without the arithmetic below).
+        if self._local.admission_wait <= _GATE_WAIT_ALLOWANCE and gate.take_now():
             try:
                 return conn.execute(statement, parameters)
             except BaseException:

@@ -81,15 +81,7 @@ def put_item(engine: Engine, request: dict) -> dict:
     return _respond(action, request, action.old if returns == "ALL_OLD" else None)
 
 
-# Each shortcut's TableName check (request validation's own), compiled on its first use.
-_table_name_checks: dict[str, Callable[[Any], bool]] = {}
-
-
-def _table_name_valid(operation: str, name: str) -> bool:
-    check = _table_name_checks.get(operation)
-    if check is None:
-        check = _table_name_checks[operation] = member_validator(operation, "TableName")
-    return check(name)
+_table_name_valid: Callable[[Any], bool] | None = None  # PutItem's TableName check, compiled on first use
 
 
 def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
@@ -102,15 +94,18 @@ def put_item_shortcut(engine: Engine, request: Any) -> dict | None:
     the table name and the item have passed, the general path would run the same calls as below,
     so their errors (a key attribute missing, an item too large) are its errors.
     """
+    global _table_name_valid
     if request.__class__ is not dict or len(request) != 2 or not engine.fast_writes:
         return None
     name = request.get("TableName")
     if name.__class__ is not str:
         return None
+    if _table_name_valid is None:
+        _table_name_valid = member_validator("PutItem", "TableName")
     store = engine.store
     catalog_version = store.catalog_version  # before the lookup: see Store.put_blind
     table = store.table(name)
-    if table is None or not table.blind_writes or not _table_name_valid("PutItem", name):
+    if table is None or not table.blind_writes or not _table_name_valid(name):
         return None
     plain = plain_item_sized(request.get("Item"))
     if plain is None:
