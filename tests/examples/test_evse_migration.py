@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,12 @@ def malformed_rows(device: str) -> dict[str, dict[str, Any]]:
         },
         "type_in_payload": {**event, "timestamp": 1762000000006, "data": '{"event_type": "interlock"}'},
         "no_data": {**event, "timestamp": 1762000000007},
+        # Key instants the new design cannot take: int() would round the fraction into another row's
+        # key (or a sentinel's), and no calendar places the year 3,170,843.
+        "fraction": {**event, "timestamp": Decimal("1762000000008.5"), "data": "{}"},
+        "sentinel_fraction": {**event, "timestamp": Decimal("-1.5"), "status": "success"},
+        "far_future": {**event, "timestamp": 10**17, "data": "{}"},
+        "before_2000": {**event, "timestamp": 946684799999, "data": "{}"},
     }
 
 
@@ -146,6 +153,10 @@ def test_malformed_event_rows_are_counted_reported_and_kept_aside(legacy_db: Pat
     assert "JSON" in rejects[f"{device}#1762000000001"]["reason"]
     assert "current_a" in rejects[f"{device}#1762000000004"]["reason"]
     assert "device_id" in rejects[f"{device}#1762000000005"]["reason"]
+    assert "whole number" in rejects[f"{device}#1762000000008.5"]["reason"]
+    assert "whole number" in rejects[f"{device}#-1.5"]["reason"]
+    assert "timestamp" in rejects[f"{device}#{10**17}"]["reason"]
+    assert "timestamp" in rejects[f"{device}#946684799999"]["reason"]
     events_step = next(s for s in report.steps if s["id"] == "events")
     counted = events_step["verification"]["tables"][f"{legacy.EVENTS}-rejects"]["actual"]["count"]
     assert counted == len(rows)
@@ -176,6 +187,8 @@ def test_malformed_registry_and_aggregate_rows_are_kept_aside(legacy_db: Path, t
     put(client, legacy.REGISTRY, {**registry, "fw_version": "not a version"})
     aggregate = {"wireless_device_id": other["wireless_device_id"], "date": "2025-11-05", "count": 3}
     put(client, legacy.AGGREGATES, {**aggregate, "by_type": "{broken"})
+    complete = next(a for a in scan(client, legacy.AGGREGATES) if a["wireless_device_id"] != device)
+    put(client, legacy.AGGREGATES, {**complete, "date": "2025-11-06", "first_ts": 10**17})
 
     report = run(legacy_db, tmp_path)
 
@@ -184,6 +197,7 @@ def test_malformed_registry_and_aggregate_rows_are_kept_aside(legacy_db: Path, t
     assert [r["source_key"] for r in scan(client, f"{legacy.REGISTRY}-rejects")] == [sc_id(device)]
     kept = {r["source_key"]: r["reason"] for r in scan(client, f"{legacy.AGGREGATES}-rejects")}
     assert "JSON" in kept[f"{other['wireless_device_id']}#2025-11-05"]
+    assert "first_ts" in kept[f"{complete['wireless_device_id']}#2025-11-06"]  # a year no calendar places
     # An unregistered device's rows are kept aside too, never written under an unverified SC-ID.
     assert {k for k in kept if k.startswith(device)} and all(
         "not in device-registry" in r for k, r in kept.items() if k.startswith(device)

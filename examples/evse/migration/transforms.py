@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from collections.abc import Collection
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -37,6 +38,8 @@ MOUNTAIN = ZoneInfo("America/Denver")
 HOUR_MS = 3_600_000
 MAX_COLLISION_OFFSET_MS = 1000  # the design's bound on collision_offset_ms
 DESIGN = load(Path(__file__).resolve().parent.parent / "design.yaml")
+# The new design's Unix-ms instants (epoch_ms: 2000-01-01 to 2100-01-01), which legacy instants must fit.
+_EPOCH_MS = DESIGN.entities["Event"].attributes["timestamp"]
 # Attributes the migration derives from the legacy key and type: a payload may not set them.
 DERIVED = (
     "device_id",
@@ -261,13 +264,30 @@ def _payload(item: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
+def _legacy_ms(value: Any, name: str, *, sentinels: Collection[int] = ()) -> int:
+    """A legacy instant (Unix ms) as the new design's ``epoch_ms`` attributes take it, or Rejected: a
+    fraction (``int`` would round it into another row's key, or a sentinel's) or a year outside
+    2000-2100 (beyond 9999 no calendar places it at all). ``sentinels`` pass as they are."""
+    try:
+        whole = isinstance(value, int | Decimal) and not isinstance(value, bool) and value == int(value)
+    except (ValueError, OverflowError):  # NaN, Infinity
+        whole = False
+    if not whole:
+        raise Rejected(f"{name} {value!r} is not a whole number of milliseconds")
+    ms = int(value)
+    if ms not in sentinels and (problems := [message for _, _, message in _EPOCH_MS.validate(ms)]):
+        raise Rejected(f"{name}: {'; '.join(problems)}")
+    return ms
+
+
 def _event(item: dict[str, Any], source: Any) -> list[Any]:
     device_id = _owned_device(source, item["wireless_device_id"])
-    if int(item["timestamp"]) in SENTINELS:
+    instant = _legacy_ms(item.get("timestamp"), "timestamp", sentinels=SENTINELS)
+    if instant in SENTINELS:
         return [sentinel_state(item)]
     payload = _payload(item)
     offset = _placement(item, source)
-    ms = int(item["timestamp"]) + offset
+    ms = instant + offset
     new = {
         **payload,
         "device_id": device_id,
@@ -334,8 +354,8 @@ def _aggregates(item: dict[str, Any], source: Any) -> dict[str, Any]:
             "energy_wh": item["energy_wh"],
             "max_current_a": item["max_current_a"],
             "interlock_trips": item["interlocks"],
-            "first_event_mt": to_mt(int(item["first_ts"])),
-            "last_event_mt": to_mt(int(item["last_ts"])),
+            "first_event_mt": to_mt(_legacy_ms(item["first_ts"], "first_ts")),
+            "last_event_mt": to_mt(_legacy_ms(item["last_ts"], "last_ts")),
             "wall_clock_hours": _wall_clock_hours(item["date"]),
         }
     except json.JSONDecodeError as error:
