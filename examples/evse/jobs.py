@@ -6,7 +6,8 @@
 ``--day`` is a Mountain Time date (default: yesterday in Mountain Time). Both jobs cover every
 device with a state item (the fleet overview's one Scan) and can be re-run at will: daily stats are
 recomputed from the day's events, anomalies are written create-only. ``--endpoint URL`` instead of
-``--db`` runs them against DynamoDB. Exit codes: 0 done, 2 bad arguments, 3 tables unreachable.
+``--db`` runs them against DynamoDB. Exit codes: 0 done, 2 bad arguments, 3 tables unreachable or
+not the ingestion's (another design's database).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from tablewright.design.timeutil import parse_rfc3339  # noqa: E402
 from tablewright.runtime import Runtime  # noqa: E402
 
 PROGRAM = "evse jobs"
+# The tables the ingestion writes: without them a file or endpoint is another design's, or nothing was
+# ingested yet. The jobs create only their own tables (daily stats, anomalies) when those are missing.
+INGESTED = ("evse-devices", "evse-events", "evse-device-state")
 
 
 def _fail(code: int, message: str) -> None:
@@ -56,6 +60,24 @@ def _now_ms(text: str | None, day: str) -> int:
     except ValueError:
         _fail(2, f"--now {text!r} is not an RFC 3339 time (YYYY-MM-DDTHH:MM:SS[.fff] and Z or +hh:mm)")
     return int(moment.timestamp() * 1000)
+
+
+def _require_ingested_tables(rt: Runtime, where: str) -> None:
+    names: list[str] = []
+    request: dict[str, str] = {}
+    while True:
+        page = rt.client.list_tables(**request)
+        names += page.get("TableNames", [])
+        if "LastEvaluatedTableName" not in page:
+            break
+        request = {"ExclusiveStartTableName": page["LastEvaluatedTableName"]}
+    missing = [name for name in INGESTED if name not in names]
+    if missing:
+        _fail(
+            3,
+            f"{where} has no {', '.join(missing)} table (it has: {', '.join(names) or 'no tables'}): "
+            "another design's database, or nothing ingested yet (run simulate.py or the handler first)",
+        )
 
 
 def daily_stats(rt: Runtime, day: str) -> int:
@@ -93,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     day = _day(args.day)
     try:
         rt = Runtime.open(DESIGN, endpoint_url=args.endpoint, db=args.db)
+        _require_ingested_tables(rt, args.endpoint or args.db)
         rt.create_tables()
         if args.job == "daily-stats":
             return daily_stats(rt, day)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tablewright.engine import Engine
 from tablewright.runtime import Runtime
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "evse"
@@ -237,3 +238,20 @@ def test_the_commands_run_a_simulated_day_end_to_end(tmp_path):
         assert bad_now.returncode == 2 and "--now" in bad_now.stderr and "Traceback" not in bad_now.stderr
     no_db = run("jobs.py", "daily-stats", "--db", str(tmp_path / "missing.db"))
     assert no_db.returncode == 2 and "missing.db" in no_db.stderr
+    other = tmp_path / "other.db"
+    with Engine(str(other)) as engine:
+        engine.handle(
+            "CreateTable",
+            {
+                "TableName": "orders",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "BillingMode": "PAY_PER_REQUEST",
+            },
+        )
+    for job in ("daily-stats", "anomalies"):
+        wrong = run("jobs.py", job, "--db", str(other), "--day", "2025-11-01")
+        assert wrong.returncode == 3 and "Traceback" not in wrong.stderr, wrong.stderr
+        assert "no evse-devices, evse-events, evse-device-state table (it has: orders)" in wrong.stderr
+    with Engine(str(other)) as engine:
+        assert engine.handle("ListTables", {})["TableNames"] == ["orders"]  # nothing created in it
