@@ -235,6 +235,20 @@ good_keys = {
 }
 
 
+def draw_key(draw: st.DrawFn, table: Any, good: dict[str, Any] | None) -> dict[str, Any]:
+    """The key attributes of ``table`` (a made-up key for a table not in TABLE_KEYS): values of the
+    key types drawn from ``good``, or with ``None`` odd values, some of them absent."""
+    hash_name, hash_type, range_name, range_type = TABLE_KEYS.get(table, ("pk", "S", "sk", "N"))
+    key: dict[str, Any] = {}
+    for name, kind in ((hash_name, hash_type), (range_name, range_type)):
+        if name is None:
+            continue
+        value = draw(key_values if good is None else good[kind])
+        if value is not None:
+            key[name] = value
+    return key
+
+
 @st.composite
 def put_requests(draw: st.DrawFn) -> Any:
     """Mostly well-formed puts (ASCII names, valid values, keys of the right type), which the shortcut
@@ -242,18 +256,12 @@ def put_requests(draw: st.DrawFn) -> Any:
     table = draw(
         st.sampled_from([*TABLE_KEYS, *TABLE_KEYS, *TABLE_KEYS, "missing_t", "ab", "bad name!", 7, None])
     )
-    hash_name, hash_type, range_name, range_type = TABLE_KEYS.get(table, ("pk", "S", "sk", "N"))  # type: ignore[arg-type]
     if draw(st.integers(0, 3)):
         item = draw(st.dictionaries(plain_names, st.one_of(plain_values, valid_values), max_size=4))
-        item[hash_name] = draw(good_keys[hash_type])
-        if range_name is not None:
-            item[range_name] = draw(good_keys[range_type])
+        item.update(draw_key(draw, table, good_keys))
     else:
         item = draw(st.dictionaries(odd_names, any_values, max_size=4))
-        for name in (hash_name, range_name):
-            value = draw(key_values)
-            if name is not None and value is not None:
-                item[name] = value
+        item.update(draw_key(draw, table, None))
     if draw(st.integers(0, 29)) == 7:
         item["big"] = {"S": "x" * 410_000}
     request: Any = {"TableName": table, "Item": item}
@@ -373,18 +381,12 @@ def get_requests(draw: st.DrawFn) -> Any:
     """Mostly GetItems of well-formed keys, found or not, which the shortcut takes; a quarter with
     anything wrong anywhere, and some with members it leaves to the general path."""
     table = draw(st.sampled_from([*TABLE_KEYS, *TABLE_KEYS, "missing_t", "ab", "bad name!", 7, None]))
-    hash_name, hash_type, range_name, range_type = TABLE_KEYS.get(table, ("pk", "S", "sk", "N"))  # type: ignore[arg-type]
     key: Any
     if draw(st.integers(0, 3)):
-        key = {hash_name: draw(stored_keys[hash_type])}
-        if range_name is not None:
-            key[range_name] = draw(stored_keys[range_type])
+        key = draw_key(draw, table, stored_keys)
     else:
         key = draw(st.dictionaries(odd_names, any_values, max_size=3))
-        for name in (hash_name, range_name):
-            value = draw(key_values)
-            if name is not None and value is not None:
-                key[name] = value
+        key.update(draw_key(draw, table, None))
     request: Any = {"TableName": table, "Key": key}
     extra = draw(st.integers(0, 11))
     if extra == 1:
