@@ -172,6 +172,24 @@ def test_a_row_the_design_refuses_stops_the_load_by_name(tmp_path, monkeypatch):
     assert "latitude" in failed["error"] and "95.5" in failed["error"]
 
 
+def test_two_accounts_with_one_folded_address_stop_the_load_by_name(tmp_path, monkeypatch):
+    # The SQL index is on lower(email): "Straße" and "STRASSE" are two accounts there, one address in
+    # the design (case-folded), so they would share one unique marker.
+    sql = tmp_path / "twins.sqlite"
+    legacy_sql.create(sql, plants=12, alerts_per_plant=0)
+    with closing(sqlite3.connect(sql)) as db:
+        first, second = [i for (i,) in db.execute("SELECT id FROM accounts ORDER BY id LIMIT 2")]
+        db.execute("UPDATE accounts SET email = 'Straße@example.org' WHERE id = ?", (first,))
+        db.execute("UPDATE accounts SET email = 'STRASSE@example.org' WHERE id = ?", (second,))
+        db.commit()
+    monkeypatch.setenv("WOMS_SQL", str(sql))
+    report = run_plan(connect(tmp_path / "twins.db"), load_plan(PLAN), state=tmp_path / "s.json")
+    failed = report.steps[-1]
+    assert failed["id"] == "load:accounts" and failed["status"] == "failed"
+    named = f"accounts {first} ('Straße@example.org') and {second} ('STRASSE@example.org')"
+    assert named in failed["error"] and "'strasse@example.org'" in failed["error"]
+
+
 # ------------------------------------------------------------------------------------ vendor sync
 def start(command: list[str], pattern: str, cwd: Path) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)

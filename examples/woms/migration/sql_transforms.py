@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from tablewright.design import load
+from tablewright.design.templates import fold
+from tablewright.migrate import MigrationError
 from tablewright.runtime import Runtime
 from tablewright.runtime.markers import (
     KIND_ATTRIBUTE,
@@ -99,8 +101,33 @@ def organization(row: Row) -> list[tuple[str, Row]]:
 
 
 def account(row: Row) -> list[tuple[str, Row]]:
+    _refuse_a_folded_twin(row)
     values = {k: row.get(k) for k in ("org_id", "email", "name", "role")}
     return _stored("Account", {"account_id": row["id"], **values}, sql_time(row["created_at"]))
+
+
+def _refuse_a_folded_twin(row: Row) -> None:
+    """Stop at an account whose address folds to an earlier account's (README, decision 15). The SQL
+    database's unique index is on ``lower(email)``, the design's on the folded address, so
+    "Straße@x.org" and "STRASSE@x.org" are two accounts there and would share one unique marker here:
+    which person keeps the login is not the migration's to decide."""
+    first = _first_account_by_address(str(Path(sql_path()).resolve())).get(fold(str(row["email"])))
+    if first is not None and first[0] != row["id"]:
+        raise MigrationError(
+            f"accounts {first[0]} ({first[1]!r}) and {row['id']} ({row['email']!r}) have one email "
+            f"address for the design ({fold(str(row['email']))!r}, case-folded): merge or rename one "
+            "in the SQL database, then run the migration again"
+        )
+
+
+@cache
+def _first_account_by_address(path: str) -> dict[str, tuple[int, str]]:
+    """Folded address -> the account (lowest id, its email) that has it first, over all SQL accounts."""
+    first: dict[str, tuple[int, str]] = {}
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        for account_id, email in db.execute("SELECT id, email FROM accounts ORDER BY id"):
+            first.setdefault(fold(str(email)), (account_id, email))
+    return first
 
 
 def vendor(row: Row) -> list[tuple[str, Row]]:
