@@ -270,6 +270,48 @@ def test_reads_compose_keys_with_the_attributes_precision(digits, bound_digits):
     assert len(rt.run("due_between", user="u", **{"from": start, "to": end}).items) == 1
 
 
+# Keys that are the timestamp attribute itself, with no key template in the design: the table's sort
+# key and an index's. Their templates ({at}) are made when the design is linked.
+BARE_KEYS = """
+tables:
+  events:
+    partition_key: {name: kind, type: S}
+    sort_key: {name: at, type: S}
+    indexes:
+      by_place:
+        partition_key: {name: place, type: S}
+        sort_key: {name: at, type: S}
+entities:
+  Event:
+    table: events
+    attributes:
+      kind: {type: string, required: true}
+      place: {type: string, required: true}
+      at: {type: string, format: rfc3339, precision: ms, required: true}
+patterns:
+  at_place_since:
+    params: {place: string, from: {type: string, format: rfc3339}}
+    returns: [Event]
+    means: {where: "place = :place AND at >= :from", order: at asc}
+    served: {op: query, index: by_place, partition: {place: ":place"}, sort: {ge: {at: ":from"}}}
+"""
+
+
+@pytest.mark.parametrize(
+    "spelled", ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000000Z"]
+)
+def test_keys_that_are_the_timestamp_itself_are_composed_in_its_precision(spelled):
+    rt = Runtime(loads(BARE_KEYS), connect())
+    rt.create_tables()
+    rt.put("Event", {"kind": "k", "place": "p", "at": "2026-01-01T00:00:00Z"})
+    assert rt.get("Event", kind="k", at=spelled)["at"] == "2026-01-01T00:00:00.000Z"
+    assert [e["at"] for e in rt.run("at_place_since", place="p", **{"from": spelled})] == [
+        "2026-01-01T00:00:00.000Z"
+    ]
+    with pytest.raises(PatternError, match="precision is ms"):
+        rt.run("at_place_since", place="p", **{"from": "2026-01-01T00:00:00.0005Z"})
+
+
 def test_a_read_bound_finer_than_the_attribute_is_refused():
     rt = _runtime()
     with pytest.raises(PatternError, match="precision is ms"):

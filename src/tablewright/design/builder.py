@@ -258,7 +258,7 @@ def _entity(name: str, raw: dict[str, Any], default_type_attr: object, path: Pat
         entity.entity_type = str(kind)
         entity.entity_type_attribute = str(default_type_attr) if default_type_attr else None
     units = entity.units
-    precisions = {n: (a.precision, a.truncate) for n, a in entity.attributes.items() if a.precision}
+    precisions = entity.precisions
     for key_name, spec in _dict(raw.get("keys")).items():
         spec = _dict(spec)
         where = (*path, "keys", key_name)

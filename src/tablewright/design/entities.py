@@ -149,6 +149,12 @@ class Entity:
         """Timestamp unit of each attribute declared with a timestamp format (for key templates)."""
         return {n: a.format for n, a in self.attributes.items() if a.format in TIMESTAMP_FORMATS}
 
+    @property
+    def precisions(self) -> dict[str, tuple[str, bool]]:
+        """``(precision, truncate)`` of each attribute that declares a precision (for key templates: a
+        timestamp inserted as text gets its attribute's one spelling, from an item or a parameter)."""
+        return {n: (a.precision, a.truncate) for n, a in self.attributes.items() if a.precision}
+
     def key(self, values: Mapping[str, object], index: str | None = None) -> dict[str, KeyValue] | None:
         """The table key (``index=None``) or an index key for ``values``; None if not in that index."""
         entry = self.keys.get(index or "table")

@@ -17,17 +17,18 @@ def link_design(design: Design) -> None:
         table = design.tables.get(entity.table)
         if table is None:
             continue
-        units = entity.units
+        units, precisions = entity.units, entity.precisions
         for entry in entity.keys.values():
-            # Templates built in Python without units learn them from the entity's attribute formats.
+            # Templates built in Python without units or precisions learn them from the entity's
+            # attribute formats.
             for attr in ("pk", "sk"):
                 template = getattr(entry, attr)
-                if template is not None and not template.units and units:
-                    setattr(entry, attr, KeyTemplate(template.source, units))
+                if template is not None and _lacks(template, units, precisions):
+                    setattr(entry, attr, KeyTemplate(template.source, units, precisions))
         for attr in entity.attributes.values():
             comp = attr.computed
-            if comp is not None and comp.template is not None and not comp.template.units and units:
-                comp.template = KeyTemplate(comp.template.source, units)
+            if comp is not None and comp.template is not None and _lacks(comp.template, units, precisions):
+                comp.template = KeyTemplate(comp.template.source, units, precisions)
         targets: dict[str, tuple] = {"table": (table.partition_key, table.sort_key)}
         targets.update({n: (i.partition_key, i.sort_key) for n, i in table.indexes.items()})
         for name, (pk, sk) in targets.items():
@@ -39,8 +40,8 @@ def link_design(design: Design) -> None:
             ):
                 # A key attribute that is itself an entity attribute needs no template: {name}.
                 entry = EntityKey(
-                    KeyTemplate(field_source(pk.name), units),
-                    KeyTemplate(field_source(sk.name), units) if sk else None,
+                    KeyTemplate(field_source(pk.name), units, precisions),
+                    KeyTemplate(field_source(sk.name), units, precisions) if sk else None,
                     index=None if name == "table" else name,
                 )
                 entity.keys[name] = entry
@@ -51,3 +52,9 @@ def link_design(design: Design) -> None:
         via = served.via or (pattern.returns[0] if pattern.returns else None)
         entity = design.entities.get(via or "")
         served.entity_key = entity.keys.get(served.index or "table") if entity else None
+
+
+def _lacks(template: KeyTemplate, units: dict[str, str], precisions: dict[str, tuple[str, bool]]) -> bool:
+    """Whether a template was built without the entity's units or precisions (in Python, or by an
+    importer), which it then needs to render timestamps as the entity stores them."""
+    return (not template.units and bool(units)) or (not template.precisions and bool(precisions))
