@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -167,6 +169,36 @@ def test_a_forked_child_gets_an_upkeep_thread_of_its_own(wal_file) -> None:
     upkeep.close()
     assert os.waitstatus_to_exitcode(status) == 0, "the child's writes were not checkpointed"
     assert upkeep.checkpoints == 0, "the parent's thread did the child's work"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_child_forked_while_a_thread_held_the_upkeeps_lock_still_gets_its_thread(wal_file) -> None:
+    path, _ = wal_file
+    upkeep = upkeep_of(path)
+    # The lock is private; holding it from outside is the only way to fork at that moment every time
+    # (in use another thread holds it for microseconds, in _wake, _frames or close).
+    with upkeep._lock:
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child, which reports through its exit status
+            status = 1
+            try:
+                own = sqlite3.connect(path, isolation_level=None)
+                own.execute("PRAGMA wal_autocheckpoint=0")
+                append_frames(own, path, CHECKPOINT_FRAMES + 10)
+                look(upkeep, crowded=False)
+                eventually(lambda: upkeep.checkpoints == 1)
+                status = 0
+            finally:
+                os._exit(status)
+    deadline = time.monotonic() + 20
+    while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        pytest.fail("the child hung on the lock its parent's thread held at the fork")
+    upkeep.close()
+    assert os.waitstatus_to_exitcode(done[1]) == 0, "the child's writes were not checkpointed"
 
 
 # ------------------------------------------------------------------------- through the engine

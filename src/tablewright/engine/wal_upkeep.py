@@ -26,6 +26,7 @@ import os
 import sqlite3
 import struct
 import threading
+import weakref
 
 from .write_gate import GateBusy, WriteGate
 
@@ -48,6 +49,20 @@ _LOOK_EVERY = 4
 # Seconds the thread waits for the write gate to finish a cycle before leaving it to the next checkpoint.
 _GATE_WAIT = 1.0
 
+_upkeeps: weakref.WeakSet[WalUpkeep] = weakref.WeakSet()
+
+
+def _forget_after_fork() -> None:
+    """A forked child has none of its parent's threads: a lock one of them held at the fork would stay
+    held in the child for ever, and the parent's thread is not there to wake."""
+    for upkeep in list(_upkeeps):
+        upkeep._lock = threading.Lock()
+        upkeep._thread = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
 
 class WalUpkeep:
     """Checkpoints and WAL syncs of one database file, done by a thread of this process.
@@ -69,9 +84,9 @@ class WalUpkeep:
         self._checkpoint_due = False  # what the last writer to look found: a checkpoint, or a sync
         self._wanted = threading.Event()
         self._thread: threading.Thread | None = None
-        self._pid = 0
         self._closing = False
         self._lock = threading.Lock()
+        _upkeeps.add(self)
 
     def after_commit(self) -> None:
         """Called by a writer after each commit (not holding the gate): every ``_LOOK_EVERY``th, hand
@@ -108,12 +123,11 @@ class WalUpkeep:
     # ------------------------------------------------------------------------------------------ thread
 
     def _wake(self) -> None:
-        if self._thread is None or self._pid != os.getpid():  # none yet, or a forked child's copy
+        if self._thread is None:  # none yet, or a forked child (see _forget_after_fork)
             with self._lock:
                 if self._closing:
                     return
-                if self._thread is None or self._pid != os.getpid():
-                    self._pid = os.getpid()
+                if self._thread is None:
                     self._wanted = threading.Event()
                     self._thread = threading.Thread(
                         target=self._serve, args=(self._wanted,), name="tablewright-wal-upkeep", daemon=True
