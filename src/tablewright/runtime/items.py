@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from ..design.model import Design, Entity, Table
-from ..design.templates import TemplateValueError
+from ..design.templates import KeyTemplate, TemplateValueError
 from ..design.validators import Violation
 from .errors import ValidationError
 from .markers import is_marker
@@ -57,7 +57,7 @@ def compose(
     except TemplateValueError as exc:
         where = exc.field.lstrip(":") if exc.field else "(key)"
         raise ValidationError(entity.name, [Violation(entity.name, where, "key", str(exc))]) from None
-    computed = entity.computed_violations(item, now)
+    computed = entity.computed_violations(item, now) + run_on_violations(entity, item)
     if computed:
         raise ValidationError(entity.name, computed)
     if entity.key(item) is None:
@@ -71,6 +71,23 @@ def compose(
             ],
         )
     return item
+
+
+def run_on_violations(entity: Entity, item: Mapping[str, object]) -> list[Violation]:
+    """A value that contains the separator following it in a key template (``{a}#{b}`` with
+    ``a = "x#y"``): its key would be another item's too (see ``KeyTemplate.run_on_field``)."""
+    found: list[Violation] = []
+    for index, entry in entity.keys.items():
+        for template in (entry.pk, entry.sk):
+            run_on = template.run_on_field(item) if template is not None else None
+            if run_on is not None:
+                name, separator = run_on
+                message = (
+                    f"{item.get(name)!r} contains {separator!r}, which follows {{{name}}} in "
+                    f"{template.source!r} ({index} key): the key could also be made from other values"
+                )
+                found.append(Violation(entity.name, name, "key", message))
+    return found
 
 
 def key_fields(entity: Entity) -> list[str]:
@@ -129,13 +146,16 @@ class Classifier:
             if self._discriminated(entity):
                 if item.get(entity.entity_type_attribute) == entity.entity_type:  # type: ignore[arg-type]
                     return entity
-                continue
-            if self._key_matches(entity, item):
-                return entity
+        # A key the item's own values compose first; then a key of the right shape (an item without
+        # those values: a keys-only projection, or written in a spelling since made canonical).
+        for exact in (True, False):
+            for entity in self.entities:
+                if not self._discriminated(entity) and self._key_matches(entity, item, exact=exact):
+                    return entity
         return None
 
     @staticmethod
-    def _key_matches(entity: Entity, item: Mapping[str, object]) -> bool:
+    def _key_matches(entity: Entity, item: Mapping[str, object], *, exact: bool) -> bool:
         entry = entity.keys.get("table")
         if entry is None:
             return False
@@ -147,8 +167,22 @@ class Classifier:
                 return False
             if template.is_bare_field:
                 continue
-            try:
-                template.parse(item[name])
-            except ValueError:
+            if not Classifier._made_from(template, item, item[name], exact=exact):
                 return False
+        return True
+
+    @staticmethod
+    def _made_from(template: KeyTemplate, item: Mapping[str, object], key: object, *, exact: bool) -> bool:
+        """Whether ``key`` is what ``template`` composes: ``exact``, rendered again from the item's own
+        values (a key's shape alone lets ``ORDER#{oid}`` claim ``ORDER#o1#LINE#001``, as the last
+        field takes any text); otherwise by its shape."""
+        if exact:
+            try:
+                return template.render(item) == key
+            except TemplateValueError:
+                return False
+        try:
+            template.parse(key)
+        except ValueError:
+            return False
         return True

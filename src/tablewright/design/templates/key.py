@@ -121,6 +121,24 @@ class KeyTemplate:
             texts.append(to_text(value))
         return "".join(texts)
 
+    def run_on_field(self, values: Mapping[str, object]) -> tuple[str, str] | None:
+        """``(field, separator)`` when a field's text contains the literal that follows it, else None.
+
+        ``{a}#{b}`` renders ``x#y`` + ``z`` and ``x`` + ``y#z`` as the same key ``x#y#z``: two items
+        would share one key, and reading the key back cannot tell which values made it. Writes refuse
+        such a value; reads do not ask (an item stored before the refusal existed is still found).
+        Only fields stored as given are asked (no filter, no format spec): a filter's output has a
+        shape of its own (``|day`` is ``2024-01-15`` whatever follows it).
+        """
+        for position, part in enumerate(self._parts[:-1]):
+            follower = self._parts[position + 1]
+            if not isinstance(part, Field) or not isinstance(follower, Literal) or part.filters or part.spec:
+                continue
+            value = self._field_value(part, values)
+            if isinstance(value, str) and (value + follower.text).find(follower.text) != len(value):
+                return part.name, follower.text
+        return None
+
     def render_prefix(self, values: Mapping[str, object]) -> str:
         """Render up to the first missing field (including the literal before it), for begins_with."""
         texts: list[str] = []
