@@ -20,6 +20,7 @@ from .errors import (
     DynamoDBError,
     InternalServerError,
     StaleDefinition,
+    StorageFailure,
     ThrottlingException,
     UnknownIndexException,
     UnknownOperationException,
@@ -175,11 +176,11 @@ class Engine:
                 if not self.store.waits:
                     raise WouldBlock(str(error)) from error
                 raise ThrottlingException(lock_timeout_message(self.store.lock_timeout)) from error
-            raise InternalServerError(f"The storage could not complete the request: {error}") from error
+            raise StorageFailure(f"The storage could not complete the request: {error}") from error
         except sqlite3.DatabaseError as error:
             if getattr(error, "sqlite_errorname", "") not in _DAMAGE:  # e.g. the engine was closed
                 raise InternalServerError(f"{operation} failed: {error}") from error
-            raise InternalServerError(  # damage in a page that no earlier request had read
+            raise StorageFailure(  # damage in a page that no earlier request had read
                 f"The database file is corrupt ({error}); {how_to_check(self.store.path)}"
             ) from error
         except Exception as error:  # noqa: BLE001 - a bug must not take the caller down with a bare traceback

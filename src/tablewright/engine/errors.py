@@ -101,6 +101,11 @@ class TransactionCanceledException(DynamoDBError):
         self.extra = {"CancellationReasons": reasons}
 
 
+class StorageFailure(InternalServerError):  # type: ignore[misc, valid-type]
+    """An InternalServerError the storage explains (a damaged database file, a full disk): unlike a
+    bug's, its message is written for whoever runs the engine, so a server passes it on."""
+
+
 class UnknownIndexException(ValidationException):  # type: ignore[misc, valid-type]
     """The table (as this process knows it) has no index of that name: a ValidationException to callers;
     the engine first re-reads the catalog in case another process added the index."""

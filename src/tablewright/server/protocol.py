@@ -21,7 +21,13 @@ import orjson
 from botocore.loaders import Loader
 
 from tablewright.engine import encoded
-from tablewright.engine.errors import DynamoDBError, InternalServerError, ThrottlingException, WouldBlock
+from tablewright.engine.errors import (
+    DynamoDBError,
+    InternalServerError,
+    StorageFailure,
+    ThrottlingException,
+    WouldBlock,
+)
 from tablewright.server.content import decode_body
 from tablewright.server.errors import (
     MethodNotAllowed,
@@ -151,8 +157,13 @@ def error_response(error: DynamoDBError) -> Response:
 
 def internal_error_response(operation: str | None, error: BaseException) -> Response:
     """A 500 whose body carries a request id and never Python's error text; the traceback is logged
-    under that id, so an operator can find what the client saw."""
+    under that id, so an operator can find what the client saw. A :class:`StorageFailure` (a damaged
+    file, a full disk) keeps its message, which names the file and how to check it."""
     request_id = new_request_id()
+    if isinstance(error, StorageFailure):  # the engine's own account (a damaged file): no traceback
+        log.error("request %s: %s failed: %s", request_id, operation or "a request", error.message)
+        message = f"{error.message} (request id {request_id})"
+        return _respond(500, orjson.dumps(InternalServerError(message).to_wire()), request_id=request_id)
     cause = error.__cause__ if isinstance(error, DynamoDBError) and error.__cause__ else error
     log.error("request %s: internal error serving %s", request_id, operation or "a request", exc_info=cause)
     message = f"Internal server error (request id {request_id}); the server's log has the details"
