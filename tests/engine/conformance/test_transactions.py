@@ -184,6 +184,27 @@ def test_same_token_different_request_is_a_mismatch(client, table):
     assert _get(client, table, "other") is None
 
 
+@moto_differs("ignores ClientRequestToken")
+def test_a_retry_asking_for_capacity_differently_is_the_same_request(client, table):
+    """ReturnConsumedCapacity shapes only the answer: a retry that asks for it (or stops asking) is
+    the same transaction, applied once; the retry reports reading the items, not writing them."""
+    first = client.transact_write_items(
+        TransactItems=_increment(table), ClientRequestToken="token-1", ReturnConsumedCapacity="TOTAL"
+    )
+    assert first["ConsumedCapacity"][0]["WriteCapacityUnits"] > 0
+    client.transact_write_items(TransactItems=_increment(table), ClientRequestToken="token-1")
+    retry = client.transact_write_items(
+        TransactItems=_increment(table),
+        ClientRequestToken="token-1",
+        ReturnConsumedCapacity="TOTAL",
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    assert _get(client, table, "existing")["n"] == {"N": "2"}
+    (consumed,) = retry["ConsumedCapacity"]
+    assert consumed["TableName"] == table and "WriteCapacityUnits" not in consumed
+    assert consumed["ReadCapacityUnits"] == consumed["CapacityUnits"] == len(_increment(table))
+
+
 def test_transaction_on_a_missing_table_is_resource_not_found(client):
     with raises_dynamodb("ResourceNotFoundException", "Requested resource not found"):
         client.transact_write_items(TransactItems=[{"Put": {"TableName": "nosuch", "Item": _key("a")}}])

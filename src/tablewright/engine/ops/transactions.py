@@ -117,6 +117,11 @@ def _build(engine: Engine, entry: dict, position: int) -> Action | _Refused:
         return _Refused(require_table(engine, spec["TableName"]), refused.error, position)
 
 
+# Members that shape only the answer: a retry with the same token may ask for them differently without
+# being "a change in other parameters" (capacity reporting changes nothing written).
+_RESPONSE_ONLY = frozenset({"ClientRequestToken", "ReturnConsumedCapacity", "ReturnItemCollectionMetrics"})
+
+
 def transact_write_items(engine: Engine, request: dict) -> dict:
     entries = request["TransactItems"]
     if len(entries) > MAX_ACTIONS:
@@ -125,7 +130,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     actions = [_build(engine, entry, position) for position, entry in enumerate(entries)]
     try:
         body = orjson.dumps(
-            {k: v for k, v in request.items() if k != "ClientRequestToken"}, option=orjson.OPT_SORT_KEYS
+            {k: v for k, v in request.items() if k not in _RESPONSE_ONLY}, option=orjson.OPT_SORT_KEYS
         )
     except TypeError:  # nested past orjson's limit in members no action reads
         raise nesting_error() from None
@@ -140,10 +145,8 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     token = request.get("ClientRequestToken")
     digest = hashlib.sha256(body).digest()
     with _ConflictingWrite(engine, len(actions)) as conn:
-        if token is not None:
-            replay = _replay(engine, conn, token, digest)
-            if replay is not None:
-                return replay
+        if token is not None and _seen_before(engine, conn, token, digest):
+            return _replayed(engine, conn, actions, request)
         reasons, failed = [], False
         for position, action in enumerate(actions):
             try:
@@ -200,17 +203,32 @@ class _ConflictingWrite:
         self.transaction.__exit__(*exc_info)
 
 
-def _replay(engine: Engine, conn: Any, token: str, digest: bytes) -> dict | None:
-    """The stored response of an earlier transaction with this token, if it is still within 10 minutes."""
+def _seen_before(engine: Engine, conn: Any, token: str, digest: bytes) -> bool:
+    """Whether a transaction with this token was applied within the last 10 minutes (the same one:
+    another one's token raises IdempotentParameterMismatchException)."""
     conn.execute("DELETE FROM tw_tokens WHERE created < ?", (engine.clock() - TOKEN_SECONDS,))
-    row = conn.execute("SELECT digest, response FROM tw_tokens WHERE token = ?", (token,)).fetchone()
+    row = conn.execute("SELECT digest FROM tw_tokens WHERE token = ?", (token,)).fetchone()
     if row is None:
-        return None
+        return False
     if row[0] != digest:
         raise IdempotentParameterMismatchException(
             "Specified idempotent token was used with different request parameters within the 10 minutes window"
         )
-    return orjson.loads(row[1])
+    return True
+
+
+def _replayed(engine: Engine, conn: Any, actions: list, request: dict) -> dict:
+    """The answer to a retry of an applied transaction: nothing written again, and the capacity asked
+    for now is that of reading the items (API Reference, TransactWriteItems, ClientRequestToken: "return
+    the number of read capacity units consumed in reading the item"; strongly consistent reads here, as
+    the Reference does not say which)."""
+    consumed = []
+    for action in actions:
+        item = engine.store.get(conn, action.table, action.encoded_key)
+        units = read_units(item_size(item) if item else 0, consistent=True)
+        consumed.append(Consumed(action.table, "read", units))
+    rendered = merge(consumed, request.get("ReturnConsumedCapacity"), split=True)
+    return {"ConsumedCapacity": rendered} if rendered else {}
 
 
 def transact_get_items(engine: Engine, request: dict) -> dict:
