@@ -74,7 +74,9 @@ def test_a_value_holding_the_separator_after_its_field_is_refused_naming_it(rt) 
     rt.put("Pair", {"a": "x", "b": "y#z", "note": "first"})  # the last field may hold anything
     with pytest.raises(ValidationError) as refused:
         rt.put("Pair", {"a": "x#y", "b": "z", "note": "second"})
-    assert "Pair.a" in str(refused.value) and "'#'" in str(refused.value) and "P#{a}#{b}" in str(refused.value)
+    assert (
+        "Pair.a" in str(refused.value) and "'#'" in str(refused.value) and "P#{a}#{b}" in str(refused.value)
+    )
     assert rt.get("Pair", a="x", b="y#z")["note"] == "first"
     with pytest.raises(ValidationError):
         rt.replace("Pair", {"a": "x#y", "b": "z", "note": "second"})
@@ -112,3 +114,54 @@ def test_items_of_two_entities_come_back_as_the_entity_their_values_compose(rt) 
 def test_an_item_without_its_values_is_still_told_by_the_shape_of_its_key(rt) -> None:
     rt.client.put_item(TableName="main", Item={"PK": {"S": "C#c"}, "SK": {"S": "ORDER#o9"}})
     assert [record.entity for record in rt.run("order_with_lines", cust="c")] == ["Order"]
+
+
+SIZED = """
+version: 1
+tables:
+  main:
+    partition_key: PK
+    sort_key: SK
+    indexes:
+      by_email: {partition_key: email}
+entities:
+  Account:
+    table: main
+    attributes:
+      id: {type: string, required: true}
+      email: {type: string}
+      label: {type: string}
+    keys:
+      table: {pk: "A#{id}", sk: "{label}"}
+      by_email: {pk: "{email}"}
+"""
+
+
+@pytest.mark.parametrize(
+    ("values", "attribute", "said"),
+    [
+        (
+            {"id": "x" * 2047, "label": "l"},
+            "PK",
+            "2,049 bytes: the table's partition key holds at most 2,048",
+        ),
+        ({"id": "a", "label": "é" * 513}, "SK", "1,026 bytes: the table's sort key holds at most 1,024"),
+        ({"id": "a", "label": ""}, "SK", "SK is empty: the table's sort key must hold at least one byte"),
+        ({"id": "a", "label": "l", "email": ""}, "email", "email is empty: index by_email's partition key"),
+    ],
+)
+def test_a_key_value_dynamodb_would_refuse_is_refused_naming_the_attribute(values, attribute, said) -> None:
+    rt = Runtime(loads(SIZED), connect(), secret=b"s")
+    rt.create_tables()
+    with pytest.raises(ValidationError) as refused:
+        rt.put("Account", values)
+    assert f"Account.{attribute}" in str(refused.value) and said in str(refused.value)
+    assert rt.client.scan(TableName="main")["Count"] == 0
+
+
+def test_a_key_is_measured_in_utf8_bytes_not_characters() -> None:
+    rt = Runtime(loads(SIZED), connect(), secret=b"s")
+    rt.create_tables()
+    rt.put("Account", {"id": "é" * 1023, "label": "l"})  # "A#" + 2,046 bytes: the most a partition key holds
+    with pytest.raises(ValidationError, match="2,050 bytes"):
+        rt.put("Account", {"id": "é" * 1024, "label": "l"})

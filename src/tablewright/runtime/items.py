@@ -57,7 +57,11 @@ def compose(
     except TemplateValueError as exc:
         where = exc.field.lstrip(":") if exc.field else "(key)"
         raise ValidationError(entity.name, [Violation(entity.name, where, "key", str(exc))]) from None
-    computed = entity.computed_violations(item, now) + run_on_violations(entity, item)
+    computed = (
+        entity.computed_violations(item, now)
+        + run_on_violations(entity, item)
+        + key_size_violations(entity, item)
+    )
     if computed:
         raise ValidationError(entity.name, computed)
     if entity.key(item) is None:
@@ -87,6 +91,32 @@ def run_on_violations(entity: Entity, item: Mapping[str, object]) -> list[Violat
                     f"{template.source!r} ({index} key): the key could also be made from other values"
                 )
                 found.append(Violation(entity.name, name, "key", message))
+    return found
+
+
+# DynamoDB's bounds for one key value, in bytes (UTF-8 for strings), table and index keys alike.
+KEY_BYTES = {"partition": 2048, "sort": 1024}
+
+
+def key_size_violations(entity: Entity, item: Mapping[str, object]) -> list[Violation]:
+    """Key values DynamoDB would refuse: empty, or longer than a partition or sort key may be. Said
+    here, naming the attribute, rather than by the service's error for the whole request (or, inside a
+    transaction, as a cancellation that reads like a conflict)."""
+    found: list[Violation] = []
+    for index, entry in entity.keys.items():
+        for role, name in (("partition", entry.partition_name), ("sort", entry.sort_name)):
+            value = item.get(name) if name else None
+            if not isinstance(value, str | bytes):
+                continue
+            size = len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+            where = f"the table's {role} key" if index == "table" else f"index {index}'s {role} key"
+            if size == 0:
+                message = f"{name} is empty: {where} must hold at least one byte"
+            elif size > KEY_BYTES[role]:
+                message = f"{name} is {size:,} bytes: {where} holds at most {KEY_BYTES[role]:,}"
+            else:
+                continue
+            found.append(Violation(entity.name, name, "key", message))
     return found
 
 
@@ -143,9 +173,9 @@ class Classifier:
         if is_marker(item):
             return None
         for entity in self.entities:
-            if self._discriminated(entity):
-                if item.get(entity.entity_type_attribute) == entity.entity_type:  # type: ignore[arg-type]
-                    return entity
+            tag = entity.entity_type_attribute
+            if self._discriminated(entity) and item.get(tag) == entity.entity_type:  # type: ignore[arg-type]
+                return entity
         # A key the item's own values compose first; then a key of the right shape (an item without
         # those values: a keys-only projection, or written in a spelling since made canonical).
         for exact in (True, False):
