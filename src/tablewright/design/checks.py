@@ -11,6 +11,7 @@ from collections.abc import Callable
 from .entities import TIMESTAMP_FORMATS, Entity, EntityKey
 from .issues import Issues, suggest
 from .model import Design
+from .predicates import Predicate
 from .templates import KeyTemplate
 from .views import REQUIRED_FIELDS, VIEW_KINDS, View
 
@@ -158,6 +159,7 @@ def _check_key(
                 )
         _check_key_type(entity, template, key_attr.type, key_attr.name, (*where, role), issues)
     if entry.when is not None:
+        _check_dotted_names(entry.when, entity, (*where, "when"), issues)
         for attr_name in entry.when.attributes - known:
             issues.add(
                 (*where, "when"),
@@ -262,6 +264,9 @@ def _check_patterns(design: Design, issues: Issues) -> None:
         declared = set(pattern.params)
         for label, predicate in (("means", pattern.means.where), ("served", served.filter)):
             if predicate is not None:
+                where = (*base, label, "where" if label == "means" else "filter")
+                for returned in pattern.returns:
+                    _check_dotted_names(predicate, design.entities.get(returned), where, issues)
                 for param in predicate.params - declared:
                     issues.add(
                         (*base, label, "where" if label == "means" else "filter"),
@@ -313,6 +318,21 @@ def _check_patterns(design: Design, issues: Issues) -> None:
             issues.add(
                 (*base, "served", "buckets", "attribute"),
                 f"bucket attribute {served.buckets.attribute!r} is not in the partition template {entry.pk.source!r}",
+            )
+
+
+def _check_dotted_names(predicate: Predicate, entity: Entity | None, where: tuple, issues: Issues) -> None:
+    """A path such as ``first.name`` reads member ``name`` of map ``first`` (as in DynamoDB's own
+    expressions); an entity declaring an attribute named ``first.name`` would never be read by it."""
+    if entity is None:
+        return
+    for path in sorted(predicate.paths):
+        if "." in path and path in entity.attributes:
+            issues.add(
+                where,
+                f"{path!r} reads member {path.split('.', 1)[1]!r} of a map {path.split('.')[0]!r}, but "
+                f"entity {entity.name} declares an attribute named {path!r}, which a predicate cannot name",
+                f"rename the attribute (e.g. {path.replace('.', '_')})",
             )
 
 

@@ -326,6 +326,11 @@ class Predicate:
         return {p.text.split(".")[0].split("[")[0] for p in self._leaves(Path)}
 
     @property
+    def paths(self) -> set[str]:
+        """Every attribute path the predicate reads, as written (``capabilities.model``, ``tags[0]``)."""
+        return {p.text for p in self._leaves(Path)}
+
+    @property
     def params(self) -> set[str]:
         """Parameter names (without the colon) the predicate needs."""
         return {p.name for p in self._leaves(Param)}
