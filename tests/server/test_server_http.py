@@ -149,3 +149,27 @@ def test_health_check_on_get(plain):
     conn.request("GET", "/")
     response = conn.getresponse()
     assert response.status == 200 and response.read().startswith(b"healthy")
+
+
+@pytest.mark.parametrize(
+    "target", [b"http://127.0.0.1:{port}/", b"HTTP://localhost/?x=1", b"https://proxy.example"]
+)
+def test_a_request_in_absolute_form_as_sent_through_a_proxy_is_served(plain, target):
+    target = target.replace(b"{port}", str(plain.port).encode())
+    body = b'{"Limit": 3}'
+    answer = raw_exchange(
+        plain.port,
+        b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+        b"Content-Type: application/x-amz-json-1.0\r\nConnection: close\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body,
+    )
+    assert status_of(answer) == 200
+    assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1]) == {"Operation": "ListTables", "Echo": {"Limit": 3}}
+
+
+def test_an_absolute_target_to_another_path_is_still_404(plain):
+    answer = raw_exchange(
+        plain.port,
+        b"POST http://127.0.0.1/admin HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+    )
+    assert status_of(answer) == 404 and b"'/admin'" in answer

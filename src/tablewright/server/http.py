@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from email.utils import formatdate
 from http import HTTPStatus
+from urllib.parse import urlsplit
 
 import httptools
 
@@ -128,6 +129,17 @@ def _compressed(response: Response, coding: str | None) -> Response:
     headers = [(n, v) for n, v in response.headers if n != "x-amz-crc32"]
     headers += [("Content-Encoding", coding), ("x-amz-crc32", str(zlib.crc32(body)))]
     return Response(response.status, headers, body)
+
+
+def origin_form(target: str) -> tuple[str, str]:
+    """The path and query of a request target. The absolute form (``http://host:port/``), which a
+    client sends through a forward proxy, is its path: a server must accept it (RFC 9112, 3.2.2)."""
+    if not target.startswith("/"):
+        parts = urlsplit(target)
+        if parts.scheme.lower() in ("http", "https") and parts.netloc:
+            return parts.path or "/", parts.query
+    path, _, query = target.partition("?")
+    return path, query
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +318,7 @@ class _Connection(asyncio.Protocol):
             self._too_large(length)
             return
         url = self.url
-        path, query = ("/", "") if url == b"/" else url.decode("latin-1").partition("?")[::2]
+        path, query = ("/", "") if url == b"/" else origin_form(url.decode("latin-1"))
         method = self.method = self._method()
         try:
             # Authentication, target and content type from the headers alone: a refused client never
