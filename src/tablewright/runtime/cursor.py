@@ -25,10 +25,27 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+# The ints orjson writes itself; it refuses any other int rather than pass it to ``default``.
+_ORJSON_INTS = range(-(2**63), 2**64)
+
+
 def params_digest(params: Mapping[str, object]) -> str:
     """A short stable digest of a parameter set."""
-    data = orjson.dumps(params, default=repr, option=orjson.OPT_SORT_KEYS)
+    data = orjson.dumps(_any_int_writable(params), default=repr, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _any_int_writable(value: object) -> object:
+    """``value`` with every int orjson cannot write (``10**21``) as a JSON number fragment of its
+    digits: the bytes a JSON writer without that limit writes. Everything else is left as it is,
+    so the digest of a parameter set without such ints, and the cursors made with it, stay valid."""
+    if isinstance(value, int) and value not in _ORJSON_INTS:
+        return orjson.Fragment(str(value).encode())
+    if isinstance(value, dict):
+        return {name: _any_int_writable(item) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_any_int_writable(item) for item in value]
+    return value
 
 
 def _key_to_json(key: Mapping[str, Mapping[str, object]] | None) -> dict | None:

@@ -7,7 +7,9 @@ except that an idempotency marker that already exists means the whole write was 
 For the entity's own item, the stored item is read again and compared with what the action
 guarded: the version (``ConflictError``), existence, the caller's condition
 (``ConditionFailedError``); if all of those still hold, what failed is a guard on a value the plan
-read, so the plan is stale and is made again (``Stale``).
+read, so the plan is stale and is made again (``Stale``). An action DynamoDB refused as invalid (a
+key over its size limit, an empty string in a key) is a ``ValidationError`` with DynamoDB's own
+message: sending the write again would fail the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..design.validators import Violation
 from .errors import (
     AlreadyExistsError,
     ConditionFailedError,
@@ -22,6 +25,7 @@ from .errors import (
     IdempotencyKeyReusedError,
     RuntimeFailure,
     UniquenessError,
+    ValidationError,
     in_operation,
 )
 from .items import natural
@@ -31,12 +35,14 @@ if TYPE_CHECKING:
     from .core import Runtime
 
 _FAILED = "ConditionalCheckFailed"
+_INVALID = "ValidationError"  # DynamoDB refused the action's request itself, not its condition
 # Codes that say "try again": the item was locked by another transaction or the service was busy.
 _TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
 
 def explain(rt: Runtime, actions: Sequence[Action], reasons: list[dict]) -> bool:
     """Raise the error a failed plan means; returns False when it was already applied (idempotency)."""
+    _refuse_invalid(actions, reasons)
     codes = [r.get("Code") for r in reasons]
     failed = [(a, c) for a, c in zip(actions, codes) if c not in (None, "None")]
     marker = next((a for a, c in failed if a.kind == "idem" and c == _FAILED), None)
@@ -61,6 +67,32 @@ def explain(rt: Runtime, actions: Sequence[Action], reasons: list[dict]) -> bool
         "the write to succeed",
         f"cancelled ({codes})",
     )
+
+
+def _refuse_invalid(actions: Sequence[Action], reasons: list[dict]) -> None:
+    """Raise a ``ValidationError`` naming every action DynamoDB refused as invalid, if any."""
+    violations = [
+        _invalid_action(action, reason.get("Message") or "no message given")
+        for action, reason in zip(actions, reasons)
+        if reason.get("Code") == _INVALID
+    ]
+    if violations:
+        entities = {violation.entity for violation in violations}
+        raise ValidationError(entities.pop() if len(entities) == 1 else "transaction", violations)
+
+
+def _invalid_action(action: Action, message: str) -> Violation:
+    entity = action.entity.name if action.entity else "?"
+    if action.kind in ("unique", "release"):
+        # The marker's key holds the value: a value near the key size limit is refused here.
+        where, what = "+".join(action.subject.constraint), "the uniqueness marker of this value"
+    elif action.kind == "idem":
+        where, what = "idempotency_key", "the idempotency marker of this key"
+    else:
+        where, what = "(item)", f"the {action.verb}"
+    if action.operation is not None:
+        where = f"[{action.operation}].{where}"  # as the transaction's own validation names operations
+    return Violation(entity, where, "dynamodb", f"DynamoDB refused {what}: {message}")
 
 
 def _unique(rt: Runtime, action: Action) -> RuntimeFailure:

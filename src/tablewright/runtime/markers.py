@@ -11,8 +11,11 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..design.model import Table
+from ..design.templates.filters import canonical_number
+from ..design.validators import number_problem
 from .errors import RuntimeFailure
 from .wire import to_wire
 
@@ -22,6 +25,10 @@ OWNER_ATTRIBUTE = "_tw_owner"
 # Sort key of a marker, by the table's sort key type: markers need one item per partition only.
 _SORT_VALUES: dict[str, object] = {"S": "_tw#marker", "N": 0, "B": b"_tw#marker"}
 IDEMPOTENCY_RETENTION_SECONDS = 30 * 86_400
+# Between the values of a composite unique constraint in its marker text, and the character that
+# escapes it (and itself) inside a value.
+_COMPOSITE_SEPARATOR = "#"
+_ESCAPE = "\\"
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,30 @@ def marker_key(table: Table, text: str) -> dict[str, object]:
 
 
 def unique_text(entity: str, unique: UniqueValue) -> str:
-    """The marker text of a unique value: entity, attribute names and values."""
-    values = "#".join(str(v) for v in unique.value)
+    """The marker text of a unique value: entity, attribute names and values.
+
+    One value is written as it is. The values of a composite constraint are joined with ``#``, each
+    with ``\\`` and ``#`` escaped by ``\\``: plain joining made ``("x#y", "z")`` and ``("x", "y#z")``
+    one marker. Values holding neither character keep the text markers have always had.
+    """
+    texts = [_value_text(v) for v in unique.value]
+    values = texts[0] if len(texts) == 1 else _COMPOSITE_SEPARATOR.join(_escaped(t) for t in texts)
     return f"{MARKER_PREFIX}unique#{entity}#{'+'.join(unique.constraint)}#{values}"
+
+
+def _value_text(value: object) -> str:
+    """One value as a unique marker spells it: a number canonically, as in keys (``Decimal("7.0")``
+    and ``7`` are one value to DynamoDB, so they must claim one marker), anything else as ``str``.
+    A number DynamoDB cannot store never reaches a marker (validation refuses it) and keeps ``str``."""
+    if isinstance(value, int | Decimal) and not isinstance(value, bool) and number_problem(value) is None:
+        return canonical_number(value)
+    return str(value)
+
+
+def _escaped(text: str) -> str:
+    # The escape character first, so that the escapes added for the separator stay unambiguous.
+    escaped = text.replace(_ESCAPE, _ESCAPE + _ESCAPE)
+    return escaped.replace(_COMPOSITE_SEPARATOR, _ESCAPE + _COMPOSITE_SEPARATOR)
 
 
 def idempotency_text(entity: str, key: object) -> str:
@@ -65,16 +93,39 @@ CLAIMED_ATTRIBUTE = "_tw_claimed_ms"  # when the pending marker was put (wall cl
 def request_digest(*parts: object) -> str:
     """A digest of what a write was asked to do (verb, entity, the caller's values), stored on its
     idempotency marker so a retry (the same request) is told apart from a key reused for another.
-    The caller's values, not the composed item: a retry's computed timestamps differ."""
+    The caller's values, not the composed item: a retry's computed timestamps differ. Numbers are
+    digested by value (``5000`` and ``Decimal("5000.0")`` are one stored number); ints, and numbers
+    already spelled canonically, digest as they did before numbers were made canonical."""
     text = json.dumps([_canonical(part) for part in parts], sort_keys=True, default=_opaque)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _canonical(part: object) -> object:
     try:
-        return to_wire(part)
+        return _numbers_by_value(to_wire(part))
     except (TypeError, ValueError):  # a value no item holds (a condition, a datetime): its repr
         return repr(part)
+
+
+def _numbers_by_value(wire: dict) -> dict:
+    """A wire value with every number (nested, and in number sets) spelled canonically."""
+    ((kind, payload),) = wire.items()
+    if kind == "N":
+        return {kind: _number_text(payload)}
+    if kind == "NS":
+        return {kind: [_number_text(text) for text in payload]}
+    if kind == "M":
+        return {kind: {name: _numbers_by_value(value) for name, value in payload.items()}}
+    if kind == "L":
+        return {kind: [_numbers_by_value(value) for value in payload]}
+    return wire
+
+
+def _number_text(text: str) -> str:
+    number = Decimal(text)
+    # A number DynamoDB cannot store (NaN, 1E+999999) is refused before any write; spelling it out
+    # without an exponent could take millions of digits, so it keeps its text.
+    return canonical_number(number) if number_problem(number) is None else text
 
 
 def _opaque(value: object) -> str:
