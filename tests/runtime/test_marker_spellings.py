@@ -178,3 +178,11 @@ def test_an_invalid_operation_of_a_transaction_is_named_by_its_index(rt):
     assert not isinstance(refused.value, ConflictError)
     assert [v.attribute for v in refused.value.violations] == ["[1].email"]
     assert _stored_ids(rt) == []
+
+
+def test_a_single_write_dynamodb_refuses_as_invalid_is_a_validation_error_too(rt):
+    rt.put("Acct", {"id": "1", "email": "a@x.io"})
+    # No marker changes (the e-mail stays), so the update is one UpdateItem, not a transaction.
+    with pytest.raises(ValidationError, match=r"Acct\.\(item\): DynamoDB refused the update: Item size"):
+        rt.update("Acct", {"id": "1"}, {"note": "n" * 410_000})
+    assert rt.get("Acct", id="1").get("note") is None

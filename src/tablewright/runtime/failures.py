@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .core import Runtime
 
 _FAILED = "ConditionalCheckFailed"
-_INVALID = "ValidationError"  # DynamoDB refused the action's request itself, not its condition
+INVALID_REASON = "ValidationError"  # DynamoDB refused the action's request itself, not its condition
 # Codes that say "try again": the item was locked by another transaction or the service was busy.
 _TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
@@ -74,7 +74,7 @@ def _refuse_invalid(actions: Sequence[Action], reasons: list[dict]) -> None:
     violations = [
         _invalid_action(action, reason.get("Message") or "no message given")
         for action, reason in zip(actions, reasons)
-        if reason.get("Code") == _INVALID
+        if reason.get("Code") == INVALID_REASON
     ]
     if violations:
         entities = {violation.entity for violation in violations}

@@ -479,7 +479,7 @@ class Writer:
         Raises the runtime error explaining a failed condition, or ``Stale`` when the plan's read
         no longer holds and it should be planned again.
         """
-        from .failures import explain
+        from .failures import INVALID_REASON, explain
 
         client = self.rt.data
         try:
@@ -490,6 +490,10 @@ class Writer:
                 client.transact_write_items(TransactItems=[a.request for a in actions])
         except ClientError as error:
             code = error.response["Error"]["Code"]
+            if code == "ValidationException" and len(actions) == 1:
+                # A single write DynamoDB refuses (an item over 400 KB) is said as a transaction's is.
+                message = error.response["Error"].get("Message", "")
+                return explain(self.rt, actions, [{"Code": INVALID_REASON, "Message": message}])
             if code not in ("ConditionalCheckFailedException", "TransactionCanceledException"):
                 raise
             reasons = error.response.get("CancellationReasons") or [{"Code": "ConditionalCheckFailed"}]
