@@ -5,6 +5,8 @@ does not have. ``tablewright import`` uses the same recognition when ``--from`` 
 
 from __future__ import annotations
 
+import errno
+import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any
 import yaml
 
 from .errors import Problem
-from .files import read_text
+from .files import InputFileError, read_text
 
 
 def _resources(data: Mapping[str, Any]) -> bool:
@@ -65,22 +67,36 @@ def format_of_text(text: str, file: str = "") -> tuple[str, str] | None:
     """``(format, what it is)`` when ``text`` (named ``file``) is another tool's file, else None."""
     if file.endswith((".tf", ".tf.json")) or _HCL_BLOCK.search(text):
         return TERRAFORM
-    try:
-        data = yaml.load(text, Loader=_AnyTag)  # noqa: S506 - a SafeLoader that maps unknown tags to None
-    except (yaml.YAMLError, RecursionError):  # nested thousands deep: no other tool's file either
-        return None
+    text = text.removeprefix("\ufeff")  # a BOM is not part of the text
+    data: Any = None
+    if text.lstrip().startswith(("{", "[")):
+        # JSON (a Workbench model, a synthesized template) read as JSON: PyYAML, pure Python, takes
+        # about a hundred times as long on a model of a few megabytes.
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):  # JSON-like YAML (flow style, comments): YAML below
+            data = None
+    if data is None:
+        try:
+            data = yaml.load(text, Loader=_AnyTag)  # noqa: S506 - a SafeLoader that maps unknown tags to None
+        except (yaml.YAMLError, RecursionError):  # nested thousands deep: no other tool's file either
+            return None
     return format_of_mapping(data) if isinstance(data, dict) else None
 
 
 def format_of_path(path: str | Path) -> tuple[str, str] | None:
-    """``(format, what it is)`` for a file or a folder (a folder of ``.tf`` files is Terraform)."""
+    """``(format, what it is)`` for a file or a folder (a folder of ``.tf`` files is Terraform);
+    ``InputFileError`` (an ``OSError``) for a file that cannot be read as text, saying why."""
     path = Path(path)
     if path.is_dir():
         return TERRAFORM if any(path.glob("*.tf")) or any(path.glob("*.tf.json")) else None
+    # A file that cannot be read (too large, a device, not UTF-8) is refused with that reason: "cannot
+    # tell what it is" would hide it.
     try:
-        return format_of_text(read_text(path), path.name)
-    except (OSError, UnicodeDecodeError):
-        return None
+        text = read_text(path)
+    except UnicodeDecodeError:
+        raise InputFileError(errno.EINVAL, "not a text file (not UTF-8)", str(path)) from None
+    return format_of_text(text, path.name)
 
 
 def foreign_problem(found: tuple[str, str] | None, file: str) -> Problem | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..design import DesignError
 from ..design.loader import loads
-from .writer import Imported, generator_text, to_yaml
+from .writer import Imported, design_names, generator_text, to_yaml
 
 # Format -> module exposing ``import_file(path) -> Imported`` (the endpoint format is not a file).
 FORMATS = {
@@ -73,7 +73,8 @@ def result(imported: Imported, name: str | None = None, source: str | Path | Non
     if name:
         imported.name = name
     text = checked_yaml(imported, source or imported.source or "the source")
-    return ImportResult(text, generator_text(imported), list(imported.warnings), list(imported.notes))
+    warnings = [*imported.warnings, *design_names(imported).changed]
+    return ImportResult(text, generator_text(imported), warnings, list(imported.notes))
 
 
 def import_file(path: str | Path, fmt: str) -> str:

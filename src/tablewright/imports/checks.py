@@ -1,5 +1,5 @@
 """The shape every importer's CreateTable request must have before a design is written from it:
-a HASH key, every key attribute defined once with a scalar type, indexes with names and keys.
+a HASH key, every key attribute defined once with a scalar type, indexes with distinct names and keys.
 A source that breaks one of these is refused with the table and the property, instead of a design
 that guesses (the writer would otherwise type an undefined key attribute as a string).
 """
@@ -40,7 +40,14 @@ def check_create_table(create: dict[str, Any], table: str) -> None:
             isinstance(i, dict) and i.get("IndexName") for i in indexes
         ):
             raise ValueError(f"{where}: {field} must be a list of indexes, each with an IndexName")
-        keyed.update({f"index {i['IndexName']}": i.get("KeySchema") for i in indexes})
+        for index in indexes:
+            owner = f"index {index['IndexName']}"
+            if owner in keyed:  # GSIs and LSIs share one namespace in DynamoDB
+                raise ValueError(
+                    f"{where}: two indexes are named {index['IndexName']!r}: which one the author meant "
+                    "is not the importer's to guess"
+                )
+            keyed[owner] = index.get("KeySchema")
     for owner, schema in keyed.items():
         for name in _key_names(schema, f"{where}: {owner}"):
             if name not in types:

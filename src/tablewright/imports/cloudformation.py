@@ -30,7 +30,7 @@ from . import foreach, global_table, sam
 from .checks import check_create_table
 from .intrinsics import NO_VALUE, Template, Undecidable, describe, resolve
 from .reports import related_resource_notes
-from .writer import Imported, ImportedTable
+from .writer import Imported, ImportedTable, assume_capacity
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -237,6 +237,13 @@ def _note_unheld_fields(rid: str, decided: dict[str, Any], notes: list[str]) -> 
                 notes += [f"table {rid}: {where}.{key} is not carried" for key in item if key not in held]
 
 
+# A table whose template gives no TableName: the resource id stands in as ``name``.
+GENERATED_NAME_NOTE = (
+    "no TableName: CloudFormation generates the name at deploy (stack name, resource id, random "
+    "suffix); this design fixes it as {name!r}"
+)
+
+
 def stand_in_name(resource_id: str) -> str:
     """A valid table name (3-255 of ``A-Za-z0-9_.-``) for a resource whose name is not decided."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", resource_id).strip("-") or "table"
@@ -257,12 +264,15 @@ def table_from_properties(resource_id: str, props: dict[str, Any]) -> ImportedTa
     settings = design_values(calls)
     if props.get("name_from"):
         settings["name_from"] = props["name_from"]
-    return ImportedTable(
+    table = ImportedTable(
         create=create,
         ttl=ttl_spec.get("AttributeName") if ttl_spec.get("Enabled", True) else None,
         pitr=bool(pitr_spec.get("PointInTimeRecoveryEnabled")),
         settings=settings,
     )
+    if "TableName" not in props and not props.get("name_from"):  # CDK synth output, a SimpleTable
+        table.notes.append(GENERATED_NAME_NOTE.format(name=create["TableName"]))
+    return table
 
 
 def _included(rid: str, resource: dict[str, Any], template: Template, notes: list[str]) -> bool:
@@ -305,6 +315,7 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
             props = TABLE_TYPES[resource["Type"]](rid, properties, template, body, notes)
             table = table_from_properties(rid, decide(rid, props, template, notes))
             check_create_table(table.create, rid)
+            assume_capacity(table)
             name_from = ((resource.get("Metadata") or {}).get(METADATA) or {}).get("NameFrom")
             if name_from:  # written by our own export, with ${ escaped as ${!
                 table.settings["name_from"] = str(name_from).replace("${!", "${")

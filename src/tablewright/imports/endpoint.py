@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..export.wire import WIRE_TO_DESIGN
-from .writer import EntitySketch, Imported, ImportedTable, entity_name
+from .writer import EntitySketch, Imported, ImportedTable, entity_name, unique_name
 
 _INDEX_FIELDS = ("IndexName", "KeySchema", "Projection")
 
@@ -100,13 +100,15 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def _sampled(create: dict[str, Any], items: list[dict[str, Any]]) -> EntitySketch:
+def _sampled(create: dict[str, Any], items: list[dict[str, Any]], taken: set[str]) -> EntitySketch:
     """One entity holding the table's key attributes and every attribute the sampled items carry."""
     types = {d["AttributeName"]: WIRE_TO_DESIGN[d["AttributeType"]] for d in create["AttributeDefinitions"]}
     for item in items:
         for attribute, value in item.items():
             types.setdefault(attribute, WIRE_TO_DESIGN.get(next(iter(value)), "string"))
-    return EntitySketch(entity_name(create["TableName"]), types)
+    # Tables ``Orders`` and ``orders`` both give ``Orders``: the second entity (and its samples) is
+    # ``Orders_2``, so neither overwrites the other.
+    return EntitySketch(unique_name(entity_name(create["TableName"]), taken), types)
 
 
 def import_tables(
@@ -121,6 +123,7 @@ def import_tables(
     names = tables or _call(client, "list_tables", None)["TableNames"]
     imported = []
     samples: dict[str, list[dict[str, Any]]] = {}
+    taken: set[str] = set()  # entity names given so far
     for table in names:
         description = _call(client, "describe_table", table, TableName=table)["Table"]
         create = create_request(description)
@@ -129,7 +132,7 @@ def import_tables(
             if sample
             else []
         )
-        sketch = _sampled(create, items)
+        sketch = _sampled(create, items, taken)
         if items:
             samples[sketch.name] = items
         imported.append(

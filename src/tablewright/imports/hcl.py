@@ -23,6 +23,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from ..design.files import read_text
+from . import terraform_json
 from .hcl_functions import FUNCTIONS, as_text
 
 
@@ -61,11 +62,15 @@ class Block:
 
 
 def parse_file(path: Path) -> Tree:
-    """A ``.tf`` file's Lark tree; ``ValueError`` naming the file, line and column on bad syntax."""
-    try:
-        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    """A ``.tf`` (or ``.tf.json``) file's Lark tree; ``ValueError`` naming the file, line and column
+    on bad syntax."""
+    if path.name.endswith(".tf.json"):  # Terraform's JSON syntax, read as the native text it stands for
+        text = terraform_json.hcl_text(path)
+    else:
+        try:
+            text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not a text file (not UTF-8)") from None
     try:
         return hcl2.parses_to_tree(text if text.endswith("\n") else text + "\n")
     except LarkError as error:

@@ -37,7 +37,7 @@ from .hcl import (
 )
 from .terraform_resources import join_companions
 from .terraform_types import typed
-from .writer import Imported, ImportedTable
+from .writer import Imported, ImportedTable, assume_capacity
 
 TABLE = "aws_dynamodb_table"
 Calls = dict[str, dict[str, Any]]
@@ -145,7 +145,8 @@ def _sse(calls: Calls, values: dict[str, Any]) -> None:
 
 
 def _ttl(calls: Calls, values: dict[str, Any]) -> None:
-    if as_bool(values.get("enabled", True)) and values.get("attribute_name"):
+    # The AWS provider's ``enabled`` defaults to false: a ttl block naming only the attribute is off.
+    if as_bool(values.get("enabled", False)) and values.get("attribute_name"):
         calls["UpdateTimeToLive"] = {
             "TimeToLiveSpecification": {"Enabled": True, "AttributeName": values["attribute_name"]}
         }
@@ -264,6 +265,17 @@ class _Table:
                 values = self.arguments(nested, scope, nested.type, setting)
                 if values is not None:
                     self.apply(nested.type, BLOCKS[nested.type], values)
+                if (
+                    nested.type == "ttl"
+                    and values
+                    and values.get("attribute_name")
+                    and "enabled" not in values
+                ):
+                    self.notes.append(
+                        f"table {self.label}: ttl names attribute {values['attribute_name']!r} without "
+                        "enabled = true: TTL is off as written (the AWS provider's default), so the design "
+                        "has no ttl"
+                    )
             elif nested.type not in META:
                 self.notes.append(f"table {self.label}: block {nested.type} is not carried")
         return self.table()
@@ -305,19 +317,21 @@ class _Table:
         if create.get("StreamSpecification", {}).get("StreamEnabled") is False:
             del create["StreamSpecification"]
         ttl = self.calls.get("UpdateTimeToLive", {}).get("TimeToLiveSpecification")
-        return ImportedTable(
+        table = ImportedTable(
             create=create,
             ttl=ttl["AttributeName"] if ttl else None,
             pitr="UpdateContinuousBackups" in self.calls,
             settings={**design_values(self.calls), **self.settings},
         )
+        assume_capacity(table, billing_stated="billing_mode" in self.block.arguments)
+        return table
 
 
 def _files(path: Path) -> list[Path]:
     if path.is_dir():
-        files = sorted(path.glob("*.tf"))
+        files = sorted([*path.glob("*.tf"), *path.glob("*.tf.json")])
         if not files:
-            raise ValueError(f"{path}: no .tf file in the folder")
+            raise ValueError(f"{path}: no .tf file in the folder (nor a .tf.json one)")
         return files
     return [path]
 
@@ -394,5 +408,5 @@ def import_file(path: Path, **_: Any) -> Imported:
     if not tables:
         raise ValueError(f"{path}: no {TABLE} resource (nor a dynamodb-table module); {_found(blocks)}")
     join_companions(blocks, tables, scope, notes)
-    name = path.name if path.is_dir() else path.stem
+    name = path.name if path.is_dir() else path.name.removesuffix(".tf.json").removesuffix(".tf")
     return Imported(name=name, tables=list(tables.values()), source=f"the Terraform {path.name}", notes=notes)

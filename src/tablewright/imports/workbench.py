@@ -25,6 +25,7 @@ from ..design.files import read_text
 from ..design.templates import KeyTemplate
 from ..export.wire import WIRE_TO_DESIGN
 from .cloudformation import DuplicateKey, unique_pairs
+from .dynamodb_json import value_problem
 from .writer import EntitySketch, Imported, ImportedTable, entity_name
 
 # NoSQL Workbench 3.13.5 (February 2025): "Capacity mode for default table settings is now on-demand".
@@ -195,6 +196,11 @@ def _gsis(entry: dict[str, Any], definitions: list[dict]) -> list[dict[str, Any]
     defined = {d["AttributeName"] for d in definitions}
     gsis = []
     for index in entry.get("GlobalSecondaryIndexes", []) or []:
+        if any(g["IndexName"] == index["IndexName"] for g in gsis):  # the design would keep the last
+            raise ValueError(
+                f"two GSIs are named {index['IndexName']!r}: which one the author meant "
+                "is not the importer's to guess"
+            )
         index_defs, index_schema = _keys(index["KeyAttributes"])
         definitions += [d for d in index_defs if d["AttributeName"] not in defined]
         defined |= {d["AttributeName"] for d in index_defs}
@@ -237,7 +243,9 @@ def _facets(
     for facet in entry.get("TableFacets", []) or []:
         alias = facet.get("KeyAttributeAlias", {})
         names = [*table_keys, *facet.get("NonKeyAttributes", [])]
-        facet_items = _items(facet.get("TableData"), f"facet {facet['FacetName']}", warnings)
+        facet_items = _items(
+            facet.get("TableData"), f"table {entry['TableName']}, facet {facet['FacetName']}", warnings
+        )
         for item in facet_items:  # attributes only the facet's sample items show
             names += [n for n in item if n not in names]
         sketch = EntitySketch(
@@ -248,6 +256,9 @@ def _facets(
             pk_name=pk_name,
             sk_name=sk_name,
         )
+        for template, key_name in ((sketch.pk, pk_name), (sketch.sk, sk_name)):
+            if template and KeyTemplate(template).is_bare_field:  # ``{ts}``: the key's value, its type
+                sketch.attributes.setdefault(KeyTemplate(template).fields[0], types[key_name])
         facets.append((sketch, facet_items))
     if not facets:  # no facets: one entity holding every attribute of the table
         whole = {n: types[n] for n in [*table_keys, *types] if n in types}
@@ -268,16 +279,26 @@ def _unique_name(name: str, taken: set[str], warnings: list[str]) -> str:
 
 
 def _items(data: Any, where: str, warnings: list[str]) -> list[dict[str, Any]]:
-    """Sample items in DynamoDB JSON; anything else is named in a warning and left out."""
+    """Sample items in DynamoDB JSON; anything else is named in a warning and left out, and so is an
+    item with a value DynamoDB would refuse (``{"N": "0x10"}``, ``{"BOOL": "false"}``), naming the
+    item and the attribute."""
     kept, dropped = [], 0
-    for item in data or []:
+    for position, item in enumerate(data or []):
         wire = isinstance(item, dict) and all(
             isinstance(v, dict) and len(v) == 1 and next(iter(v)) in WIRE_TO_DESIGN for v in item.values()
         )
-        if wire:
-            kept.append(item)
-        else:
+        if not wire:
             dropped += 1
+            continue
+        problems = ((name, value_problem(value)) for name, value in item.items())
+        bad = next(((name, problem) for name, problem in problems if problem), None)
+        if bad:
+            warnings.append(
+                f"{where}: sample item TableData[{position}]: attribute {bad[0]!r}: {bad[1]}: "
+                "the item is left out"
+            )
+            continue
+        kept.append(item)
     if dropped:
         warnings.append(
             f"{where}: {dropped} sample item(s) are not DynamoDB JSON ({{name: {{type: value}}}}): left out"
@@ -308,13 +329,19 @@ def _unique_tables(path: Path, tables: list[ImportedTable]) -> None:
 def import_file(path: Path, **_: Any) -> Imported:
     """Every table of a Workbench model file."""
     try:
-        model = json.loads(read_text(path), object_pairs_hook=unique_pairs)
+        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    try:
+        model = json.loads(text, object_pairs_hook=unique_pairs)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
     except DuplicateKey as error:
         raise ValueError(f"{path}: {error}") from None
     if not isinstance(model, dict) or not isinstance(model.get("DataModel"), list):
         raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
+    if not model["DataModel"]:
+        raise ValueError(f"{path}: the model's DataModel list is empty: no table to import")
     samples: dict[str, list[dict]] = {}
     warnings: list[str] = _unread(model, MODEL_KEYS, "model")
     tables: list[ImportedTable] = []

@@ -64,6 +64,30 @@ class Imported:
     notes: list[str] = field(default_factory=list)
 
 
+DEFAULT_UNITS = 5  # what a provisioned table without units is given (Workbench's and the console's)
+
+
+def assume_capacity(table: ImportedTable, billing_stated: bool | None = None) -> None:
+    """Give a provisioned table the capacity its source leaves out (``DEFAULT_UNITS`` each), and say
+    so in the table's notes: the design must not look as if the source had stated it.
+    ``billing_stated``: whether the source wrote the billing mode (default: whether ``create`` has one)."""
+    create = table.create
+    if billing_stated is None:
+        billing_stated = "BillingMode" in create
+    if create.get("BillingMode", "PROVISIONED") != "PROVISIONED":
+        return
+    units = create.setdefault("ProvisionedThroughput", {})
+    missing = [k for k in ("ReadCapacityUnits", "WriteCapacityUnits") if units.get(k) is None]
+    if not missing:
+        return
+    for key in missing:
+        units[key] = DEFAULT_UNITS
+    stated = "provisioned" if billing_stated else "no billing mode (so provisioned, the default)"
+    table.notes.append(
+        f"the source states {stated} without {' or '.join(missing)}: {DEFAULT_UNITS} units each are assumed"
+    )
+
+
 def logical_name(physical: str) -> str:
     """A logical table name (snake_case) for a physical table name."""
     return re.sub(r"[^A-Za-z0-9]+", "_", physical).strip("_").lower() or "table"
@@ -114,8 +138,8 @@ def table_dict(table: ImportedTable) -> dict[str, Any]:
         units = create.get("ProvisionedThroughput", {})
         out["billing"] = {
             "mode": "provisioned",
-            "read": units.get("ReadCapacityUnits", 5),
-            "write": units.get("WriteCapacityUnits", 5),
+            "read": units.get("ReadCapacityUnits", DEFAULT_UNITS),
+            "write": units.get("WriteCapacityUnits", DEFAULT_UNITS),
         }
     else:
         out["billing"] = "on_demand"
@@ -143,8 +167,68 @@ def entity_name(table: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
 
 
-def _skeleton(logical: str, table: ImportedTable) -> dict[str, dict[str, Any]]:
-    """Entities of a table: the sketches, or one entity holding the key attributes."""
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name_2``, ``name_3``... when it is taken; the result is added to ``taken``."""
+    unique, count = name, 1
+    while unique in taken:
+        count += 1
+        unique = f"{name}_{count}"
+    taken.add(unique)
+    return unique
+
+
+def _sketches(table: ImportedTable) -> list[EntitySketch]:
+    return table.entities or [EntitySketch(entity_name(table.create["TableName"]))]
+
+
+@dataclass
+class DesignNames:
+    """The design's name for each imported table (logical) and entity, all distinct, and one line per
+    name that had to change: tables whose names differ only in case or punctuation (``my-orders``,
+    ``my.orders``) fold to one logical name, and neither may be lost."""
+
+    tables: list[str]
+    entities: list[list[str]]  # per table, its sketches' names in order
+    changed: list[str]
+
+
+def design_names(imported: Imported) -> DesignNames:
+    """Distinct logical table and entity names for ``imported`` (see :class:`DesignNames`)."""
+    natural_tables = [logical_name(t.create["TableName"]) for t in imported.tables]
+    # A suffixed name must not take the natural name of a table further down.
+    taken_tables: set[str] = set()
+    reserved = set(natural_tables)
+    folded_from: dict[str, str] = {}  # logical name -> the physical table that holds it first
+    tables, entities, changed = [], [], []
+    for table, natural in zip(imported.tables, natural_tables, strict=True):
+        physical = table.create["TableName"]
+        logical = natural
+        if natural in taken_tables:
+            logical = unique_name(natural, taken_tables | reserved)
+            changed.append(
+                f"tables {folded_from[natural]!r} and {physical!r} both fold to the logical name "
+                f"{natural!r}: {physical!r} is imported as {logical!r} (its name: stays {physical!r})"
+            )
+        taken_tables.add(logical)
+        folded_from.setdefault(natural, physical)
+        tables.append(logical)
+    taken_entities: set[str] = set()
+    for table in imported.tables:
+        names = []
+        for sketch in _sketches(table):
+            name = unique_name(sketch.name, taken_entities)
+            if name != sketch.name:
+                changed.append(
+                    f"table {table.create['TableName']!r}: another table's entity is already named "
+                    f"{sketch.name!r}: this one is imported as {name!r}"
+                )
+            names.append(name)
+        entities.append(names)
+    return DesignNames(tables, entities, changed)
+
+
+def _skeleton(logical: str, table: ImportedTable, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Entities of a table (named ``names``): the sketches, or one entity holding the key attributes."""
     definitions = {
         d["AttributeName"]: d["AttributeType"] for d in table.create.get("AttributeDefinitions", [])
     }
@@ -153,24 +237,34 @@ def _skeleton(logical: str, table: ImportedTable) -> dict[str, dict[str, Any]]:
     key_names = (
         {k["AttributeName"] for k in table.create["KeySchema"]} if table.entities else set(definitions)
     )
-    sketches = table.entities or [EntitySketch(entity_name(table.create["TableName"]))]
     entities = {}
-    for sketch in sketches:
+    for sketch, entity_name_in_design in zip(_sketches(table), names, strict=True):
         attributes = {n: KEY_TO_DESIGN.get(t, "string") for n, t in definitions.items() if n in key_names}
         attributes.update(sketch.attributes)
         for name, kind in definitions.items():  # a key attribute keeps its key type
             if name in attributes:
                 attributes[name] = KEY_TO_DESIGN.get(kind, "string")
         entity: dict[str, Any] = {"table": logical, "attributes": attributes}
+        key_attributes = {
+            role: _schema(table.create["KeySchema"], kind) for role, kind in (("pk", "HASH"), ("sk", "RANGE"))
+        }
         keys = {k: v for k, v in (("pk", sketch.pk), ("sk", sketch.sk)) if v}
-        if keys and "pk" not in keys:  # a sort template alone: the partition key is its own attribute
-            keys = {"pk": field_source(_schema(table.create["KeySchema"], "HASH") or ""), **keys}
         if keys:
+            # One template given (a display-name alias for the other key, or none): the other key of
+            # the table is its own attribute, the default template.
+            keys = {
+                role: keys.get(role) or field_source(attribute)
+                for role, attribute in key_attributes.items()
+                if attribute
+            }
             entity["keys"] = {"table": keys}
-            for template in keys.values():  # template fields must be attributes
-                for name in KeyTemplate(template).fields:
-                    entity["attributes"].setdefault(name, "string")
-        entities[sketch.name] = entity
+            for role, template in keys.items():  # template fields must be attributes
+                parsed = KeyTemplate(template)
+                # A bare field (``{ts}``) is the key's whole value: it has the key attribute's type.
+                kind = KEY_TO_DESIGN.get(definitions.get(key_attributes[role] or "", "S"), "string")
+                for name in parsed.fields:
+                    entity["attributes"].setdefault(name, kind if parsed.is_bare_field else "string")
+        entities[entity_name_in_design] = entity
     return entities
 
 
@@ -194,6 +288,12 @@ def _notes(imported: Imported) -> list[str]:
     return ["# Assumptions made by the import (the source does not say):", *notes] if notes else []
 
 
+def _renamed_comment(changed: list[str]) -> list[str]:
+    if not changed:
+        return []
+    return ["# Names changed so that no table or entity overwrites another:", *(f"#   {c}" for c in changed)]
+
+
 def notes_comment(notes: list[str]) -> list[str]:
     """Comment lines listing what the source declares that this design does not carry."""
     if not notes:
@@ -205,12 +305,12 @@ def notes_comment(notes: list[str]) -> list[str]:
 
 def to_yaml(imported: Imported) -> str:
     """The design file text: tables complete, entities and patterns as a commented skeleton."""
+    names = design_names(imported)
     tables = {}
     entities: dict[str, Any] = {}
-    for table in imported.tables:
-        logical = logical_name(table.create["TableName"])
+    for table, logical, entity_names in zip(imported.tables, names.tables, names.entities, strict=True):
         tables[logical] = table_dict(table)
-        entities.update(_skeleton(logical, table))
+        entities.update(_skeleton(logical, table, entity_names))
     description = imported.description or "TODO describe what this design stores and for whom"
     sizes = _sample_sizes(imported, entities)
     volumes = (
@@ -228,6 +328,7 @@ def to_yaml(imported: Imported) -> str:
         "# Tables and indexes are complete. Entities and access patterns are a skeleton: fill in the",
         "# TODOs, then run `tablewright check` on this file.",
         *_notes(imported),
+        *_renamed_comment(names.changed),
         *notes_comment(imported.notes),
         "version: 1",
         _dump({"name": imported.name}, 0).rstrip(),
