@@ -1,8 +1,8 @@
 """Reading queries: the latest reading and a time range over the composite ``ts_batch`` key.
 
-The range is ``"{from_ms:013}#"`` .. ``"{to_ms:013}#\\uffff"`` (composed by the design from
-``timestamp_ms`` alone): every batch_id sorts between ``#`` and ``#\\uffff``, so readings at
-exactly ``from_ms`` and exactly ``to_ms`` are included whatever their batch.
+The range runs from ``"{from_ms:013}#"`` to the greatest sort key starting ``"{to_ms:013}#"``
+(composed by the design from ``timestamp_ms`` alone): every batch_id sorts between them, so readings
+at exactly ``from_ms`` and exactly ``to_ms`` are included whatever their batch.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ def export(design_path: str, fmt: str, out: str | None) -> None:
     from tablewright.design.files import design_files
     from tablewright.export import export as run_export
     from tablewright.export import losses
+    from tablewright.export.output import make_folder, write_output
 
     if Path(design_path).is_dir():
         found = design_files([design_path])
@@ -44,7 +45,7 @@ def export(design_path: str, fmt: str, out: str | None) -> None:
         from tablewright.export.create_table import export as requests
 
         folder = Path(out)
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder, out)
         for table, calls in requests(design).items():
             for operation, request in calls.items():
                 (folder / f"{table}.{operation}.json").write_text(
@@ -58,7 +59,6 @@ def export(design_path: str, fmt: str, out: str | None) -> None:
     except PipelineError as error:
         raise CommandError(str(error)) from None
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+        write_output(out, text)
     else:
         click.echo(text, nl=False)

@@ -100,20 +100,37 @@ def measure(design: Design, path: str | Path | None = None) -> Measurement:
     item the design rejects, a pattern that cannot run)."""
     rt = Runtime(design)
     _step("create the tables", rt.create_tables)
-    generator = _generator(path)
+    generator_path = _generator_path(path)
+    generator = (
+        _step(f"loading {generator_path}", lambda: load_generator(generator_path), user_code=True)
+        if generator_path
+        else None
+    )
     result = Measurement(source="generator" if generator else "synthetic")
     data = (
-        _step("generate sample data", lambda: call_flexibly(generator.generate, SEED, SCALE))
+        _step(
+            f"{generator_path}: generate()",
+            lambda: call_flexibly(generator.generate, SEED, SCALE),
+            user_code=True,
+        )
         if generator
         else _synthesize(design)
     )
+    _expect_mapping_of_lists(data, f"{generator_path}: generate()", "entity name: [values, ...]")
     for entity, items in data.items():
         for values in items:
             _step(f"write a sample {entity}", lambda e=entity, v=values: rt.put(e, v))
             result.items_written += 1
     param_sets = (
-        _step("read params()", lambda: call_flexibly(generator.params, SEED, SCALE)) if generator else {}
+        _step(
+            f"{generator_path}: params()",
+            lambda: call_flexibly(generator.params, SEED, SCALE),
+            user_code=True,
+        )
+        if generator
+        else {}
     )
+    _expect_mapping_of_lists(param_sets, f"{generator_path}: params()", "pattern name: [params, ...]")
     for name, pattern in design.patterns.items():
         runs = param_sets.get(name) or [_params_for(design, pattern, data)]
         totals = result.runs[name] = Run()
@@ -128,12 +145,27 @@ def measure(design: Design, path: str | Path | None = None) -> Measurement:
     return result
 
 
-def _step(what: str, action: Any) -> Any:
-    """Run one step of a measurement; any failure becomes a ``MeasureError`` naming the step."""
+def _step(what: str, action: Any, *, user_code: bool = False) -> Any:
+    """Run one step of a measurement; any failure becomes a ``MeasureError`` naming the step.
+
+    In the user's own code (``user_code``) the exception's kind is said too: ``boom`` alone does not
+    tell a RuntimeError raised on purpose from a KeyError of a typo."""
     try:
         return action()
     except Exception as error:  # noqa: BLE001  (engine, runtime and generator errors alike)
-        raise MeasureError(f"cannot measure: {what} failed: {error}") from None
+        said = f"{type(error).__name__}: {error}" if user_code else str(error)
+        raise MeasureError(f"cannot measure: {what} failed: {said}") from None
+
+
+def _expect_mapping_of_lists(value: object, what: str, shape: str) -> None:
+    """A generator's result must have the shape the measurement walks; say which function broke it."""
+    if not isinstance(value, dict):
+        raise MeasureError(f"cannot measure: {what} must return {{{shape}}}, not {type(value).__name__}")
+    for name, entries in value.items():
+        if not isinstance(entries, list | tuple):
+            raise MeasureError(
+                f"cannot measure: {what} must return {{{shape}}}; {name!r} has {type(entries).__name__}"
+            )
 
 
 def _entry_bytes(rt: Runtime) -> dict[str, float]:
@@ -199,11 +231,12 @@ def agreement(design: Design, measurement: Measurement) -> dict[str, Agreement]:
     return found
 
 
-def _generator(path: str | Path | None) -> Any:
+def _generator_path(path: str | Path | None) -> Path | None:
+    """The sample generator (``generate.py``) beside the design at ``path``, if it has one."""
     if path is None:
         return None
     examples = find_examples([Path(path)])
-    return load_generator(examples[0].generator) if examples and examples[0].generator else None
+    return examples[0].generator if examples and examples[0].generator else None
 
 
 def _vary(attr: Attribute, value: object, i: int) -> object:

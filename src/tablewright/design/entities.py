@@ -13,7 +13,9 @@ from .timeutil import (
     PrecisionError,
     epoch_ms,
     epoch_s,
+    epoch_seconds_of,
     format_with_precision,
+    instants_as_text,
     normalise_rfc3339,
     to_datetime,
 )
@@ -111,6 +113,8 @@ class EntityKey:
         """The key attributes for ``values``, or None when the item is not in this index."""
         if self.when is not None and not self.when.evaluate(values):
             return None
+        # A datetime is held to its attribute's precision as its RFC 3339 text is (rt.get(at=...)).
+        values = instants_as_text(values, {**self.pk.precisions, **(self.sk.precisions if self.sk else {})})
         pk = self.pk.render(values)
         if pk is None:
             return None
@@ -290,14 +294,15 @@ class Entity:
             return _timestamp_as(attr.format, moment, attr.precision)
         if comp.kind == "ttl":
             if comp.source is None:
-                start = moment
+                start = epoch_s(moment)
             elif item.get(comp.source) is None:
                 return None
             else:
                 source_attr = self.attributes.get(comp.source)
                 unit = _TTL_UNITS.get(comp.unit or (source_attr.format if source_attr else "") or "")
-                start = to_datetime(item[comp.source], unit)
-            return epoch_s(start + timedelta(seconds=comp.retention_seconds))
+                start = epoch_seconds_of(item[comp.source], unit)
+            # In whole seconds, not through a datetime: an expiry past 9999-12-31 is still a number.
+            return start + comp.retention_seconds
         if comp.kind == "template" and comp.template is not None:
             return comp.template.render(item)
         return None

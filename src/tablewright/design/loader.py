@@ -7,6 +7,7 @@ with file, line, column and a hint; ``DesignError`` carries the list.
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from importlib import resources
 from pathlib import Path as FilePath
@@ -111,7 +112,7 @@ def _schema_issues(data: dict[str, Any], issues: Issues) -> bool:
     found = False
     for error in validator.iter_errors(data):
         found = True
-        error = _deepest(error)
+        outer, error = error, _deepest(error)
         path = tuple(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             # Each unknown key is reported where the key itself is written, not at its parent.
@@ -122,7 +123,10 @@ def _schema_issues(data: dict[str, Any], issues: Issues) -> bool:
                     (*path, key), f"unknown key {key!r} in {where}", suggest(key, allowed), on_key=True
                 )
             continue
-        message, hint = _explain(error)
+        if error is not outer and error.validator == "type":
+            message, hint = _explain_form(error, outer)
+        else:
+            message, hint = _explain(error)
         issues.add(path, message, hint)
     return not found
 
@@ -134,18 +138,83 @@ def _deepest(error: Any) -> Any:
     (``strng`` is a bad enum value in the mapping form, not a bad shorthand).
     """
     while error.context:
-        meant = [e for e in error.context if not _wrong_form(e)]
+        meant = [e for e in error.context if not _wrong_form(e, error)]
         if not meant:
             break
         error = max(meant, key=lambda e: len(e.absolute_path))
     return error
 
 
-def _wrong_form(error: Any) -> bool:
-    """A branch error that only says the value has another form (a mapping where a word was allowed)."""
+def _wrong_form(error: Any, choice: Any) -> bool:
+    """A branch error that only says the value has another form (a mapping where a word was allowed).
+
+    Only an error about the value ``choice`` chose a form for says so: a wrong type further in (a
+    string ``read: "5"`` inside the mapping form of ``billing``) means the author chose that form.
+    """
+    if len(error.absolute_path) > len(choice.absolute_path):
+        return False
     if error.validator == "type":
         return True
     return error.validator in ("enum", "const") and isinstance(error.instance, dict | list)
+
+
+# JSON Schema types and Python values, as a design's author calls them.
+_EXPECTED = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "object": "a mapping",
+    "array": "a list",
+    "null": "null",
+}
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number with a fraction"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "null" if value is None else type(value).__name__
+
+
+def _number_hint(value: object, expected: list[str]) -> str:
+    """How to write a number that YAML read as a string (quoted, or an exponent YAML 1.1 takes as text)."""
+    if not isinstance(value, str) or not {"integer", "number"} & set(expected):
+        return ""
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return ""
+    if not math.isfinite(number):  # "inf" and "nan" are words in YAML; .inf is the number
+        return ""
+    plain = str(int(number)) if number.is_integer() and abs(number) < 1e16 else repr(number)
+    if "e" in value.lower():
+        return (
+            f"YAML reads {value.strip()} as text, not a number (its exponent needs a dot and a sign, "
+            f"as in 1.0e+3): write {plain} or {number:.1e}, without quotes"
+        )
+    return f"write the number without quotes: {plain}"
+
+
+def _explain_form(error: Any, outer: Any) -> tuple[str, str]:
+    """A wrong type inside the form the author chose: name the field, what it is and what it should be."""
+    where = "/".join(str(p) for p in error.absolute_path)
+    expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    wanted = " or ".join(_EXPECTED.get(name, name) for name in expected)
+    return (
+        f"{where}: {error.instance!r} is {_kind(error.instance)}; expected {wanted}, "
+        f"so {outer.instance!r} does not have a valid form",
+        _number_hint(error.instance, expected) or "see docs/design-file.md for the forms this key takes",
+    )
 
 
 def _explain(error: Any) -> tuple[str, str]:
@@ -164,4 +233,9 @@ def _explain(error: Any) -> tuple[str, str]:
             f"{error.instance!r} does not have a valid form at {where}",
             "see docs/design-file.md for the forms this key takes",
         )
+    if keyword == "type":
+        expected = (
+            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        )
+        return f"{where}: {error.message}", _number_hint(error.instance, expected)
     return f"{where}: {error.message}", ""

@@ -7,15 +7,20 @@ design model agrees on one interpretation.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from fractions import Fraction
 
 # fullmatch with ASCII digits: "...Z\n" or Unicode digits are not timestamps.
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# What a ``datetime`` holds, hence every instant a date filter or an RFC 3339 text can show.
+_RANGE = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z"
 # Epoch units a numeric timestamp may be declared in, as multipliers to seconds.
 EPOCH_UNITS: dict[str, int] = {"epoch_s": 1, "s": 1, "epoch_ms": 1000, "ms": 1000}
 
@@ -34,7 +39,10 @@ def parse_rfc3339(text: str) -> datetime:
     zone = match.group(8).upper()
     base = f"{text[: match.start(7) if frac else match.start(8)]}.{micro}"
     offset = "+00:00" if zone == "Z" else zone
-    return datetime.fromisoformat(base.replace("t", "T") + offset).astimezone(UTC)
+    try:
+        return datetime.fromisoformat(base.replace("t", "T") + offset).astimezone(UTC)
+    except OverflowError:  # an offset moving 9999-12-31 or 0001-01-01 out of datetime's years
+        raise ValueError(f"{text!r} is outside the instants a timestamp can hold ({_RANGE})") from None
 
 
 def to_datetime(value: object, unit: str | None = None) -> datetime:
@@ -53,10 +61,27 @@ def to_datetime(value: object, unit: str | None = None) -> datetime:
             raise ValueError(
                 f"number {value} used as a timestamp but its unit is unknown: declare format epoch_ms or epoch_s"
             )
-        # Integer microseconds avoid float rounding (1704067800123 ms must stay .123).
-        micros = int(Decimal(str(value)) * 1_000_000 / EPOCH_UNITS[unit])
-        return _EPOCH + timedelta(microseconds=micros)
+        try:
+            # Integer microseconds avoid float rounding (1704067800123 ms must stay .123).
+            micros = int(Decimal(str(value)) * 1_000_000 / EPOCH_UNITS[unit])
+            return _EPOCH + timedelta(microseconds=micros)
+        except OverflowError:  # a valid number, but no datetime: refused like any other bad timestamp
+            raise ValueError(
+                f"{value} ({unit}) is outside the instants a timestamp can hold ({_RANGE})"
+            ) from None
     raise ValueError(f"{value!r} ({type(value).__name__}) is not a timestamp")
+
+
+def epoch_seconds_of(value: object, unit: str | None = None) -> int:
+    """Whole epoch seconds (rounded down) of a timestamp, as ``epoch_s(to_datetime(value, unit))``.
+
+    An epoch number is converted by exact arithmetic rather than through a ``datetime``: a TTL is a
+    number and may lie beyond the year 9999 that a ``datetime`` ends at (``9999-12-31T23:59:59Z`` plus
+    a day, or an epoch value given in the wrong unit, which then fails where a date is rendered).
+    """
+    if isinstance(value, int | Decimal | float) and not isinstance(value, bool) and unit in EPOCH_UNITS:
+        return math.floor(Fraction(str(value)) / EPOCH_UNITS[unit])
+    return epoch_s(to_datetime(value, unit))
 
 
 def format_rfc3339(moment: datetime, *, millis: bool = False) -> str:
@@ -115,10 +140,36 @@ def normalise_rfc3339(text: str, precision: str, *, truncate: bool = False) -> s
     return f"{whole}.{kept}Z" if digits else f"{whole}Z"
 
 
+def exact_precision(moment: datetime) -> str:
+    """The coarsest precision that spells ``moment`` without losing a digit (``s``, ``ms`` or ``us``)."""
+    if moment.microsecond == 0:
+        return "s"
+    return "ms" if moment.microsecond % 1000 == 0 else "us"
+
+
+def format_exact(moment: datetime) -> str:
+    """An instant as RFC 3339 UTC with every digit it has: ``...00Z``, ``...00.500Z``, ``...00.123456Z``."""
+    return format_with_precision(moment, exact_precision(moment))
+
+
 def format_with_precision(moment: datetime, precision: str | None) -> str:
     """An instant as RFC 3339 UTC with the fraction digits of ``precision`` (seconds when None)."""
+    return format_with_digits(moment, PRECISIONS.get(precision or "s", 0))
+
+
+def format_with_digits(moment: datetime, digits: int) -> str:
+    """An instant as RFC 3339 UTC with ``digits`` fraction digits (digits past microseconds are 0)."""
     utc = to_datetime(moment).astimezone(UTC)
-    digits = PRECISIONS.get(precision or "s", 0)
     if not digits:
         return f"{_seconds_text(utc)}Z"
-    return f"{_seconds_text(utc)}." + f"{utc.microsecond:06d}"[:digits] + "Z"
+    return f"{_seconds_text(utc)}." + f"{utc.microsecond:06d}".ljust(digits, "0")[:digits] + "Z"
+
+
+def instants_as_text(values: Mapping[str, object], names: Collection[str]) -> Mapping[str, object]:
+    """``values`` with the ``datetime`` of each of ``names`` spelled as RFC 3339 with all its digits.
+
+    For key composition: a key template gives text its attribute's precision (refusing finer digits
+    unless it truncates), so a datetime spelled in full is held to the same rule as a string.
+    """
+    instants = {n: v for n, v in values.items() if n in names and isinstance(v, datetime)}
+    return {**values, **{n: format_exact(v) for n, v in instants.items()}} if instants else values

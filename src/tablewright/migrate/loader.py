@@ -30,7 +30,12 @@ def _module(path: Path) -> Any:
         raise ValueError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))  # plans import helpers beside them
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError:
+        raise  # its message already names the file and line
+    except Exception as error:  # noqa: BLE001 - the plan's own code may raise anything while it loads
+        raise ValueError(f"{path}: the plan does not load: {type(error).__name__}: {error}") from None
     return module
 
 
@@ -42,7 +47,20 @@ def _function(ref: str | None, base: Path) -> Callable | None:
         raise ValueError(f"function {ref!r}: write module:function")
     if str(base) not in sys.path:
         sys.path.insert(0, str(base))
-    function = getattr(importlib.import_module(module_name), name, None)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name and not module_name.startswith(f"{error.name}."):
+            # The module exists, but something it imports does not.
+            raise ValueError(f"function {ref!r}: module {module_name} does not load: {error}") from None
+        raise ValueError(
+            f"function {ref!r}: no module {module_name!r} beside the plan ({base}) or installed"
+        ) from None
+    except Exception as error:  # noqa: BLE001 - the plan's module may raise anything while it loads
+        raise ValueError(
+            f"function {ref!r}: module {module_name} does not load: {type(error).__name__}: {error}"
+        ) from None
+    function = getattr(module, name, None)
     if not callable(function):
         raise ValueError(f"function {ref!r}: module {module_name} has no function {name}")
     return function
@@ -50,7 +68,16 @@ def _function(ref: str | None, base: Path) -> Callable | None:
 
 def _create_table(spec: dict[str, Any], base: Path) -> CreateTable:
     if "design" in spec:
-        return CreateTable.from_design(base / spec["design"], spec["table"])
+        design, table = base / spec["design"], spec["table"]
+        if not design.is_file():
+            said = "is not a file" if design.exists() else "does not exist"
+            raise ValueError(f"design {spec['design']!r}: {design} {said}")
+        try:
+            return CreateTable.from_design(design, table)
+        except KeyError as unknown:  # the design has no such table: said, not a missing field
+            raise ValueError(unknown.args[0]) from None
+        except OSError as error:
+            raise ValueError(f"design {spec['design']!r}: {error.strerror or error}") from None
     if "like" in spec:
         return CreateTable(like=spec["like"], name=spec["name"], ttl=spec.get("ttl"))
     return CreateTable(spec=spec["spec"], ttl=spec.get("ttl"))

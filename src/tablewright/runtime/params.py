@@ -11,20 +11,25 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from ..design.model import AccessPattern
-from ..design.timeutil import epoch_ms, epoch_s, format_rfc3339
+from ..design.timeutil import PrecisionError, epoch_ms, epoch_s, format_exact, normalise_rfc3339
 from .errors import PatternError
 
 _FROM_DATETIME: dict[str, Callable[[datetime], object]] = {
-    "rfc3339": lambda m: format_rfc3339(m, millis=m.microsecond != 0),
+    # Every digit the datetime has; the attribute's precision then keeps or refuses them.
+    "rfc3339": format_exact,
     "epoch_ms": epoch_ms,
     "epoch_s": epoch_s,
 }
 
 
-def convert(fmt: str | None, value: object) -> object:
-    """A parameter value in its stored representation."""
+def convert(fmt: str | None, value: object, precision: tuple[str, bool] | None = None) -> object:
+    """A parameter value in its stored representation: a timestamp in ``(precision, truncate)`` when
+    given (``PrecisionError`` for finer digits it may not drop), as its attribute stores it."""
     if isinstance(value, datetime) and fmt in _FROM_DATETIME:
-        return _FROM_DATETIME[fmt](value)
+        value = _FROM_DATETIME[fmt](value)
+    if precision is not None and isinstance(value, str):
+        level, truncate = precision
+        value = normalise_rfc3339(value, level, truncate=truncate)
     return value
 
 
@@ -44,7 +49,11 @@ def prepare(pattern: AccessPattern, given: Mapping[str, object]) -> dict[str, ob
             else:
                 problems.append(f"parameter {name} is missing")
             continue
-        value = convert(attr.format, given[name])
+        try:
+            value = convert(attr.format, given[name], pattern.param_precision(name))
+        except PrecisionError as exc:
+            problems.append(f"parameter {name}: {exc} [precision]")
+            continue
         if attr.type == "list":
             # batch_get keys: elements are checked by the key composition instead
             result[name] = value

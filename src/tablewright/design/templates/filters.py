@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..timeutil import epoch_ms, epoch_s, format_rfc3339, to_datetime
+from ..timeutil import epoch_ms, epoch_s, format_exact, format_rfc3339, to_datetime
 
 FilterFn = Callable[[object, str | None, str | None], object]
 
@@ -39,14 +39,15 @@ class Zoned:
 
 
 def _moment(value: object, unit: str | None) -> datetime:
-    """Coerce to a datetime; a ``Zoned`` value keeps its zone."""
+    """Coerce to a datetime (in UTC); a ``Zoned`` value keeps its zone."""
     if isinstance(value, Zoned):
         return value.moment
     try:
-        moment = to_datetime(value, unit)
+        return to_datetime(value, unit).astimezone(UTC)
     except ValueError as exc:
         raise TemplateValueError(str(exc)) from None
-    return moment
+    except OverflowError:  # a datetime whose offset moves it past 9999-12-31 or before 0001-01-01
+        raise TemplateValueError(f"{value!r} is outside the instants a timestamp can hold") from None
 
 
 def _utc_unless_zoned(value: object, unit: str | None) -> datetime:
@@ -69,7 +70,11 @@ def to_text(value: object) -> str:
     if isinstance(value, Zoned):
         return value.moment.isoformat(timespec="milliseconds")
     if isinstance(value, datetime):
-        return format_rfc3339(value, millis=value.microsecond != 0)
+        # Every digit it has: cutting to milliseconds would make .123456 and .123000 one key.
+        try:
+            return format_exact(value)
+        except OverflowError:
+            raise TemplateValueError(f"{value!r} is outside the instants a timestamp can hold") from None
     if isinstance(value, int | float | Decimal):
         return canonical_number(value)
     return str(value)
@@ -135,7 +140,10 @@ def _tz(value: object, arg: str | None, unit: str | None) -> Zoned:
         raise TemplateValueError(
             f"unknown time zone {arg!r} (use an IANA name like America/Denver)"
         ) from None
-    return Zoned(_moment(value, unit).astimezone(zone))
+    try:
+        return Zoned(_moment(value, unit).astimezone(zone))
+    except OverflowError:  # 9999-12-31T23:00Z is in the year 10000 east of UTC
+        raise TemplateValueError(f"{value!r} is outside the instants {arg.strip()} can show") from None
 
 
 def _format(value: object, arg: str | None, unit: str | None) -> str:
@@ -177,6 +185,23 @@ def _pad(value: object, arg: str | None, unit: str | None) -> str:
     return apply_spec(value, f"0{width}")
 
 
+def _zero_pad_width(spec: str) -> int | None:
+    """The width of a zero-padding spec (``05``, ``013d`` -> 5, 13), or None for any other spec."""
+    body = spec[:-1] if spec.endswith("d") else spec
+    return int(body) if len(body) > 1 and body.isdigit() and body[0] == "0" else None
+
+
+def _refuse_wider_than_pad(text: str, spec: str) -> None:
+    # Zero padding makes text order numeric order only while every value fits: 123456 padded to 5
+    # digits stays "123456" and sorts before "99999".
+    width = _zero_pad_width(spec)
+    if width is not None and len(text) > width:
+        raise TemplateValueError(
+            f"{text} has {len(text)} digits, more than the template's zero padding :{spec} "
+            f"({width} digits): the key would not sort numerically; widen the padding"
+        )
+
+
 def _is_integer_spec(spec: str) -> bool:
     # ``013`` / ``13`` / ``d`` / ``013d``: an integer rendering (no precision, no float type).
     body = spec[:-1] if spec.endswith("d") else spec
@@ -191,6 +216,7 @@ def apply_spec(value: object, spec: str) -> str:
         # Zero-padding digit strings keeps numeric order; other strings are an error, not a surprise.
         if not (value.isascii() and value.isdigit()):
             raise TemplateValueError(f"cannot zero-pad non-digit text {value!r}")
+        _refuse_wider_than_pad(value, spec)
         return value.rjust(int(spec), "0")
     if isinstance(value, int | float | Decimal) and _is_integer_spec(spec):
         whole = canonical_integer(value)
@@ -203,6 +229,8 @@ def apply_spec(value: object, spec: str) -> str:
         raise TemplateValueError(
             f"cannot zero-pad negative number {value}: the key would not sort numerically"
         )
+    if isinstance(value, int):
+        _refuse_wider_than_pad(str(value), spec)
     try:
         return format(value, spec)
     except (ValueError, TypeError):
