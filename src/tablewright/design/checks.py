@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .entities import TIMESTAMP_FORMATS, Entity, EntityKey
 from .issues import Issues, suggest
-from .model import Design
+from .model import Design, Table
 from .predicates import Predicate
 from .templates import KeyTemplate
 from .views import REQUIRED_FIELDS, VIEW_KINDS, View
@@ -57,6 +57,13 @@ def _check_tables(design: Design, issues: Issues) -> None:
                 "provisioned billing needs read and write units",
                 "add read: N and write: N",
             )
+        if table.billing.mode == "on_demand" and (table.billing.read or table.billing.write):
+            issues.add(
+                ("tables", name, "billing"),
+                "on-demand billing takes no read or write units (DynamoDB refuses a table given both)",
+                "remove read and write, or write mode: provisioned",
+            )
+        _check_ttl(name, table, issues)
         types = {}
         for key in (
             table.partition_key,
@@ -68,6 +75,36 @@ def _check_tables(design: Design, issues: Issues) -> None:
                     ("tables", name),
                     f"key attribute {key.name} is declared both {types[key.name]} and {key.type}",
                 )
+
+
+def _check_ttl(name: str, table: Table, issues: Issues) -> None:
+    """The TTL attribute's name as DynamoDB would read it: an empty or space-padded name, or a key
+    that is not a Number, is accepted by DynamoDB and then expires nothing."""
+    if table.ttl is None:
+        return
+    where = ("tables", name, "ttl")
+    if not table.ttl.strip():
+        issues.add(
+            where, "ttl names no attribute", "write the name of the epoch-seconds attribute, or remove ttl"
+        )
+        return
+    if table.ttl != table.ttl.strip():
+        issues.add(
+            where,
+            f"ttl {table.ttl!r} begins or ends with a space: DynamoDB would read an attribute of that name",
+            f"write ttl: {table.ttl.strip()}",
+        )
+    keys = [(table.partition_key, "partition key"), (table.sort_key, "sort key")]
+    keys += [(i.partition_key, f"index {i.name}'s partition key") for i in table.indexes.values()]
+    keys += [(i.sort_key, f"index {i.name}'s sort key") for i in table.indexes.values()]
+    for key, role in keys:
+        if key is not None and key.name == table.ttl and key.type != "N":
+            issues.add(
+                where,
+                f"ttl {table.ttl} is the {role}, of type {key.type}: TTL reads only Numbers, so no item expires",
+                "give TTL an attribute of its own holding epoch seconds",
+            )
+            return
 
 
 def _check_entities(design: Design, issues: Issues) -> None:
