@@ -4,6 +4,7 @@ milliseconds given as datetimes, and epoch values or expiries beyond the year 99
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -219,3 +220,55 @@ def test_an_expiry_past_the_year_9999_is_the_number_it_is():
     )
     assert stored["expires"] == last_second + int(timedelta(days=1).total_seconds())
     assert rt.get("Stamp", id="1")["expires"] == stored["expires"]
+
+
+CONDITIONED = """
+version: 1
+tables:
+  main: {partition_key: PK, sort_key: SK}
+entities:
+  Job:
+    table: main
+    attributes:
+      id: {type: string, required: true}
+      due: {type: string, format: rfc3339, precision: ms}
+      tries: {type: number}
+    keys:
+      table: {pk: "J#{id}", sk: "JOB"}
+"""
+
+
+def _jobs() -> Runtime:
+    rt = Runtime(loads(CONDITIONED), connect(), secret=b"s")
+    rt.create_tables()
+    rt.put("Job", {"id": "a", "due": "2026-01-01T00:00:00.500Z", "tries": 0})
+    return rt
+
+
+@pytest.mark.parametrize(
+    "bound",
+    [
+        "2026-01-01T00:00:00.5Z",
+        "2026-01-01T00:00:00.500000Z",
+        datetime(2026, 1, 1, 0, 0, 0, 500_000, tzinfo=UTC),
+    ],
+)
+def test_a_condition_compares_an_instant_in_the_attributes_precision(bound) -> None:
+    rt = _jobs()
+    rt.update("Job", {"id": "a"}, {"tries": 1}, condition="due = :t", condition_params={"t": bound})
+    assert rt.get("Job", id="a")["tries"] == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"t": datetime(2026, 1, 1, 0, 0, 0, 500_001, tzinfo=UTC)}, "parameter :t"),
+        ({"t": "2026-01-01T00:00:00Z", "n": Decimal("NaN")}, "parameter :n"),
+    ],
+)
+def test_a_condition_parameter_no_item_could_hold_is_refused_before_the_write(params, said) -> None:
+    rt = _jobs()
+    condition = "due < :t" + (" AND tries < :n" if "n" in params else "")
+    with pytest.raises(ValidationError, match=said):
+        rt.update("Job", {"id": "a"}, {"tries": 1}, condition=condition, condition_params=params)
+    assert rt.get("Job", id="a")["tries"] == 0

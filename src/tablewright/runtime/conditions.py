@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 
-from ..design.model import Entity
+from ..design.model import Attribute, Entity
 from ..design.predicates import Node, Param, Path, Predicate, PredicateError
-from ..design.timeutil import epoch_ms, epoch_s, format_rfc3339
-from ..design.validators import Violation
+from ..design.timeutil import epoch_ms, epoch_s, format_exact, format_rfc3339, normalise_rfc3339
+from ..design.validators import Violation, number_problem
 from .errors import ValidationError
 from .expressions import Placeholders, filter_expression
 
@@ -77,25 +78,44 @@ def condition_of(
         problems += [
             f"{name} is not an attribute of {entity.name}" for name in sorted(predicate.attributes - known)
         ]
+    attributes = _param_attributes(entity, predicate)
+    stored: dict[str, object] = {}
+    for name, value in params.items():
+        try:
+            stored[name] = _as_stored(attributes.get(name), value)
+        except ValueError as exc:  # a number DynamoDB cannot hold, digits finer than the precision
+            problems.append(f"parameter :{name}: {exc}")
     if problems:
         raise _invalid(entity, "; ".join(problems) + f" (condition {predicate.text!r})")
-    formats = _param_formats(entity, predicate)
-    stored = {
-        name: _DATETIME_AS.get(formats.get(name), format_rfc3339)(value)
-        if isinstance(value, datetime)
-        else value
-        for name, value in params.items()
-    }
     return Condition(entity.name, predicate, stored)
+
+
+def _as_stored(attr: Attribute | None, value: object) -> object:
+    """A parameter as the attribute it is compared with stores values: a datetime in its format, and
+    an instant in its precision (DynamoDB compares the strings: ``...00Z`` is not ``...00.000Z``)."""
+    fmt = attr.format if attr else None
+    if (
+        isinstance(value, int | Decimal)
+        and not isinstance(value, bool)
+        and (problem := number_problem(value))
+    ):
+        raise ValueError(problem)
+    if isinstance(value, datetime):
+        if fmt in _DATETIME_AS:
+            return _DATETIME_AS[fmt](value)
+        value = format_exact(value) if fmt == "rfc3339" and attr.precision else format_rfc3339(value)  # type: ignore[union-attr]
+    if fmt == "rfc3339" and attr.precision and isinstance(value, str):  # type: ignore[union-attr]
+        return normalise_rfc3339(value, attr.precision, truncate=attr.truncate)  # type: ignore[union-attr]
+    return value
 
 
 def _invalid(entity: Entity, message: str) -> ValidationError:
     return ValidationError(entity.name, [Violation(entity.name, "(condition)", "condition", message)])
 
 
-def _param_formats(entity: Entity, predicate: Predicate) -> dict[str, str | None]:
-    """Parameter name -> format of the top-level attribute it is compared with in the predicate."""
-    found: dict[str, str | None] = {}
+def _param_attributes(entity: Entity, predicate: Predicate) -> dict[str, Attribute | None]:
+    """Parameter name -> the top-level attribute it is compared with in the predicate."""
+    found: dict[str, Attribute | None] = {}
 
     def walk(node: object) -> None:
         if not isinstance(node, Node):
@@ -105,7 +125,7 @@ def _param_formats(entity: Entity, predicate: Predicate) -> dict[str, str | None
             attr = entity.attributes.get(paths[0].text.split(".")[0].split("[")[0])
             for arg in node.args:
                 if isinstance(arg, Param):
-                    found.setdefault(arg.name, attr.format if attr else None)
+                    found.setdefault(arg.name, attr)
         for arg in node.args:
             walk(arg)
 
