@@ -165,3 +165,53 @@ def test_a_key_is_measured_in_utf8_bytes_not_characters() -> None:
     rt.put("Account", {"id": "é" * 1023, "label": "l"})  # "A#" + 2,046 bytes: the most a partition key holds
     with pytest.raises(ValidationError, match="2,050 bytes"):
         rt.put("Account", {"id": "é" * 1024, "label": "l"})
+
+
+NESTED = """
+version: 1
+tables:
+  main: {partition_key: PK}
+entities:
+  Doc:
+    table: main
+    attributes:
+      id: {type: string, required: true}
+      body: {type: map}
+    keys:
+      table: {pk: "D#{id}"}
+"""
+
+
+def _nested(levels: int) -> dict:
+    """A map holding maps and lists down to ``levels`` levels, counting the attribute as level 1."""
+    value: object = {"leaf": 1}
+    for level in range(levels - 1):
+        value = [value] if level == 3 else {"m": value}  # one list among the maps
+    assert isinstance(value, dict)
+    return value
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@pytest.mark.parametrize("levels", [32, 300, 5000])
+def test_a_value_nested_past_dynamodbs_levels_is_refused_without_recursing(levels) -> None:
+    rt = Runtime(loads(NESTED), connect(), secret=b"s")
+    rt.create_tables()
+    with pytest.raises(ValidationError, match=r"Doc\.body.*32 levels"):
+        rt.put("Doc", {"id": "a", "body": _nested(levels)})
+    assert rt.get("Doc", id="a") is None
+
+
+def test_containers_down_to_level_31_are_stored_as_dynamodb_stores_them() -> None:
+    rt = Runtime(loads(NESTED), connect(), secret=b"s")
+    rt.create_tables()
+    body = _nested(31)
+    assert _depth(body) == 31
+    rt.put("Doc", {"id": "a", "body": body})
+    assert rt.get("Doc", id="a")["body"] == body

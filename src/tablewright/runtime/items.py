@@ -40,9 +40,34 @@ def float_violations(entity: Entity, values: Mapping[str, object]) -> list[Viola
     return found
 
 
+# DynamoDB counts the top-level attribute as level 1; a map or list may sit at level 31 at most
+# (its members at 32): "Nesting Levels have exceeded supported limits".
+DEEPEST_CONTAINER = 31
+
+
+def nesting_violations(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
+    """Attributes nested deeper than DynamoDB stores, found without recursion: a value nested
+    thousands deep (a hostile request) must be refused, not end validation in a RecursionError."""
+    found: list[Violation] = []
+    for name, value in values.items():
+        pending: list[tuple[object, int]] = [(value, 1)]
+        while pending:
+            current, level = pending.pop()
+            if not isinstance(current, Mapping | list | tuple):
+                continue
+            if level > DEEPEST_CONTAINER:
+                message = "maps and lists nested deeper than DynamoDB's 32 levels"
+                found.append(Violation(entity.name, name, "nesting", message))
+                break
+            members = current.values() if isinstance(current, Mapping) else current
+            pending.extend((member, level + 1) for member in members)
+    return found
+
+
 def violations_of(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
-    """Every rule ``values`` break (design rules plus the runtime's float rule)."""
-    return entity.validate(values) + float_violations(entity, values)
+    """Every rule ``values`` break (design rules plus the runtime's float rule). Too deep a value
+    is said alone: the other rules walk values recursively."""
+    return nesting_violations(entity, values) or entity.validate(values) + float_violations(entity, values)
 
 
 def compose(
