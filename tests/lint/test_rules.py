@@ -404,6 +404,17 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("TW001", {"entities": {"Order": {"table": "nope"}}}, {"entities": {"Order": {"table": "orders"}}}),
     ("TW002", {"lint": {"disable": ["TW999"]}}, {"lint": {"disable": ["TW203"]}}),
     ("TW002", {"lint": {"transactional": "Order"}}, {"lint": {"transactional": ["Order"]}}),
+    (
+        "TW503",
+        {
+            "tables": {"orders": {"ttl": "expiresAt"}},
+            "entities": {"Order": {"attributes": {"expires_at": "number"}}},
+        },
+        {
+            "tables": {"orders": {"ttl": "expires_at"}},
+            "entities": {"Order": {"attributes": {"expires_at": "number"}}},
+        },
+    ),
 ]
 
 

@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 from .entities import TIMESTAMP_FORMATS, Entity, EntityKey
 from .issues import Issues, suggest
-from .model import Design, Table
-from .predicates import Predicate
+from .model import Design, KeyAttribute, Table
+from .predicates import Node, Predicate
+from .predicates import Path as PathOperand
 from .templates import KeyTemplate
 from .views import REQUIRED_FIELDS, VIEW_KINDS, View
 
@@ -42,6 +43,16 @@ def _check_tables(design: Design, issues: Issues) -> None:
             if index.sort_key is None:
                 issues.add(
                     ("tables", name, "indexes", index.name), f"local index {index.name} needs a sort_key"
+                )
+            if table.sort_key is None:
+                # CreateTable: "Table KeySchema does not have a range key, which is required when
+                # specifying a LocalSecondaryIndex".
+                issues.add(
+                    ("tables", name, "indexes", index.name),
+                    f"local index {index.name} needs a table with a sort key, and table {name} has none: "
+                    "DynamoDB refuses to create it",
+                    "give the table a sort_key, or make the index global (kind: global)",
+                    on_key=True,
                 )
         included = sum(len(i.projection.attributes) for i in table.indexes.values())
         if included > MAX_INCLUDE:
@@ -203,21 +214,73 @@ def _check_key(
                 f"condition uses unknown attribute {attr_name!r}",
                 f"quote string literals ('{attr_name}'), or {suggest(attr_name, known)}",
             )
-        natural = [
-            t.fields[0]
-            for t in (entry.pk, entry.sk)
-            if t is not None
-            and t.is_bare_field
-            and t.fields[0] in (pk_attr.name, sk_attr.name if sk_attr else None)
-        ]
-        if natural and key_name != "table":
-            issues.add(
-                (*where, "when"),
-                f"when cannot keep items out of {key_name}: its key attribute {natural[0]} is stored on every item",
-                "compose the index key into its own attribute (e.g. GSI1PK) so it can be left out",
-            )
+        if key_name != "table":
+            _check_when_on_natural_key(entity, key_name, entry, entry.when, (pk_attr, sk_attr), where, issues)
     if key_name == "table" and entry.when is not None:
         issues.add((*where, "when"), "the table key cannot be conditional: every item has one")
+
+
+def _check_when_on_natural_key(
+    entity: Entity,
+    key_name: str,
+    entry: EntityKey,
+    when: Predicate,
+    key_attrs: tuple[KeyAttribute, KeyAttribute | None],
+    where: tuple,
+    issues: Issues,
+) -> None:
+    """``when`` on an index keyed directly on entity attributes (``pk: "{flagged}"`` where ``flagged``
+    is the index's own key attribute): the runtime cannot leave out an attribute the item stores, and
+    DynamoDB indexes every item that holds all the index's key attributes. Only an optional attribute
+    (not required, no default, not computed) is missing from some items, so ``when: "flagged exists"``
+    says what DynamoDB does; a condition saying anything else is not what the index holds."""
+    names = {k.name for k in key_attrs if k is not None}
+    natural = [
+        t.fields[0]
+        for t in (entry.pk, entry.sk)
+        if t is not None and t.is_bare_field and t.fields[0] in names
+    ]
+    if not natural:
+        return
+    optional = [n for n in natural if _optional(entity, n)]
+    if not optional:
+        issues.add(
+            (*where, "when"),
+            f"when cannot keep items out of {key_name}: its key attribute {natural[0]} is stored on every item",
+            "compose the index key into its own attribute (e.g. GSI1PK) so it can be left out",
+        )
+        return
+    tested = _exists_tests(when.tree)
+    if tested is None or not set(optional) <= tested or not tested <= set(natural):
+        wanted = " AND ".join(f"{n} exists" for n in optional)
+        issues.add(
+            (*where, "when"),
+            f"when cannot keep items out of {key_name}: its key attribute {optional[0]} is stored on every "
+            "item that has a value for it, and DynamoDB indexes each of them whatever when says",
+            f'write when: "{wanted}" (items without it are left out), or compose the index key into its '
+            "own attribute (e.g. GSI1PK) so it can be left out",
+        )
+
+
+def _optional(entity: Entity, name: str) -> bool:
+    """An attribute that some items do not store: declared, not required, no default, not computed."""
+    attr = entity.attributes.get(name)
+    return attr is not None and not attr.required and attr.default is None and attr.computed is None
+
+
+def _exists_tests(node: object) -> set[str] | None:
+    """The attributes tested by a condition made only of ``x exists`` joined by AND, else None."""
+    if isinstance(node, Node) and node.op == "exists" and isinstance(node.args[0], PathOperand):
+        return {node.args[0].text}
+    if isinstance(node, Node) and node.op == "and":
+        tested: set[str] = set()
+        for arg in node.args:
+            part = _exists_tests(arg)
+            if part is None:
+                return None
+            tested |= part
+        return tested
+    return None
 
 
 def _check_key_type(

@@ -154,12 +154,28 @@ def _convert_mapping(
     for key_node, value_node in node.value:
         if key_node.tag == _MERGE:
             continue
-        key = constructor.construct_object(key_node, deep=True)
-        # JSON-style string keys: a map attribute named 1 (PDM channel) is the string "1".
-        key = key if isinstance(key, str) else str(key)
+        key = _key_text(key_node, constructor)
         if key in written:
             source.duplicates.append(((*path, key), *_mark(key_node)))
         written.add(key)
         source.key_marks[(*path, key)] = _mark(key_node)
         result[key] = _convert(value_node, (*path, key), source, constructor)
     return result
+
+
+_CORE_TAG = "tag:yaml.org,2002:"  # YAML's own types (str, int, float, bool, null, timestamp, binary)
+
+
+def _key_text(key_node: yaml.Node, constructor: yaml.SafeLoader) -> str:
+    """A mapping key as the text written. Every name in a design (attribute, table, map key) is text,
+    as in JSON: YAML 1.1 would read ``on:``/``off:``/``yes:``/``no:`` as booleans and ``0x1F:`` as 31,
+    and ``str()`` of those made attributes named "True" and "31". ``200:`` stays "200", ``on:`` "on".
+    A key that is a mapping or a list cannot name anything and is refused where it is written."""
+    if isinstance(key_node, yaml.ScalarNode):
+        if not key_node.tag.startswith(_CORE_TAG):
+            constructor.construct_object(key_node)  # another tool's tag (!Ref) is refused here
+        return key_node.value
+    found = "a mapping" if isinstance(key_node, yaml.MappingNode) else "a list"
+    raise yaml.constructor.ConstructorError(
+        None, None, f"a mapping key must be text, not {found}: write the key as a name", key_node.start_mark
+    )

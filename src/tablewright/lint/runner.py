@@ -19,7 +19,7 @@ from tablewright.design.model import Design
 from tablewright.design.yamlsource import Source, load_source
 
 from . import rules as _rules  # noqa: F401  (registers every rule)
-from .config import LintConfig, LintConfigError, load_sidecar, sidecar_for
+from .config import LintConfig, LintConfigError, sidecar_for
 from .context import Context
 from .findings import Finding, Report
 from .registry import RULES, Hit, Rule, rule
@@ -143,12 +143,11 @@ def lint_text(text: str, file: str = "<design>", config: LintConfig | None = Non
                 invalid.fix,
             )
         ]
-    own = LintConfig()
-    try:
-        if isinstance(source.data, dict):
-            own = LintConfig.from_mapping(source.data.get("lint"), ("lint",))
-    except LintConfigError as exc:
-        return [_finding(RULES["TW002"], "error", source, exc.path, str(exc), None)]
+    section = source.data.get("lint") if isinstance(source.data, dict) else None
+    errors = _config_errors(section, ("lint",))
+    if errors:
+        return [_finding(RULES["TW002"], "error", source, e.path, str(e), None) for e in errors]
+    own = LintConfig.from_mapping(section, ("lint",))
     effective = own.merged(config or LintConfig())
     try:
         design = loads(text, file)
@@ -160,15 +159,9 @@ def lint_text(text: str, file: str = "<design>", config: LintConfig | None = Non
 def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Finding]:
     """Lint a design file with its ``lint:`` section, its sidecar and then ``config``."""
     file = Path(path)
-    try:
-        sidecar = load_sidecar(file)
-    except LintConfigError as exc:
-        invalid = RULES["TW002"]
-        return [
-            Finding(
-                "TW002", invalid.name, "error", str(file), 1, 1, f"sidecar: {exc}", invalid.why, invalid.fix
-            )
-        ]
+    sidecar, problems = _read_sidecar(sidecar_for(file))
+    if problems:
+        return problems
     try:
         text = read_text(file)
     except UnicodeDecodeError as exc:
@@ -176,6 +169,63 @@ def lint_file(path: str | Path, config: LintConfig | None = None) -> list[Findin
         message = f"not UTF-8 text (byte {exc.start}): not a design file"
         return [Finding("TW001", invalid.name, "error", str(file), 1, 1, message, invalid.why, invalid.fix)]
     return lint_text(text, str(file), sidecar.merged(config or LintConfig()))
+
+
+def _read_sidecar(path: Path) -> tuple[LintConfig, list[Finding]]:
+    """A sidecar's configuration, or every problem it has, each at its own line in the sidecar."""
+    if not path.exists():
+        return LintConfig(), []
+    invalid = RULES["TW002"]
+
+    def unreadable(line: int, column: int, message: str) -> list[Finding]:
+        return [
+            Finding(
+                invalid.id, invalid.name, "error", str(path), line, column, message, invalid.why, invalid.fix
+            )
+        ]
+
+    try:
+        source = load_source(read_text(path), str(path))
+    except UnicodeDecodeError as exc:
+        return LintConfig(), unreadable(1, 1, f"lint sidecar is not UTF-8 text (byte {exc.start})")
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = " ".join(str(exc.problem or exc).split())
+        return LintConfig(), unreadable(line, column, f"lint sidecar is not YAML: {problem}")
+    errors = _config_errors(source.data)
+    if errors:
+        return LintConfig(), [_finding(invalid, "error", source, e.path, str(e), None) for e in errors]
+    return LintConfig.from_mapping(source.data), []
+
+
+def _config_errors(data: object, base: tuple[object, ...] = ()) -> list[LintConfigError]:
+    """Every fault of a lint configuration, not only the first ``LintConfig.from_mapping`` raises: each
+    key, and each entry of a key holding a mapping or a list, is validated on its own."""
+    try:
+        LintConfig.from_mapping(data, base)
+    except LintConfigError as first:
+        if not isinstance(data, dict):
+            return [first]
+        errors: list[LintConfigError] = []
+        for key, value in data.items():
+            pieces: list[tuple[tuple[object, ...], dict[object, object]]]
+            if isinstance(value, dict):
+                pieces = [((key, entry), {key: {entry: item}}) for entry, item in value.items()]
+            elif isinstance(value, list):
+                pieces = [((key, position), {key: [item]}) for position, item in enumerate(value)]
+            else:
+                pieces = [((key,), {key: value})]
+            for where, piece in pieces:
+                try:
+                    LintConfig.from_mapping(piece, base)
+                except LintConfigError as exc:
+                    # The piece's own path, then whatever the fault names inside the entry (a list
+                    # entry is validated as position 0 of a list of one).
+                    inner = exc.path[len(base) + len(where) :]
+                    errors.append(LintConfigError(str(exc), (*base, *where, *inner)))
+        return errors or [first]  # a fault only the whole shows
+    return []
 
 
 def lint_paths(paths: list[str | Path], config: LintConfig | None = None) -> Report:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tablewright.cost import analysis
+from tablewright.design.issues import suggest
 from tablewright.design.model import AccessPattern, Entity
 
 from ..context import Context, pattern_path
@@ -33,7 +34,7 @@ def ttl_unit(ctx: Context) -> Iterator[Hit]:
             continue
         for entity in ctx.design.entities_in(tname):
             attr = entity.attributes.get(table.ttl)
-            problem = analysis.ttl_unit_problem(attr) if attr else None
+            problem = analysis.ttl_unit_problem(attr, entity) if attr else None
             if problem:
                 yield Hit(
                     ("entities", entity.name, "attributes", table.ttl),
@@ -129,4 +130,62 @@ def reads_expired(ctx: Context) -> Iterator[Hit]:
             f"expired, not yet deleted items are returned {narrow or 'whenever they exist'}",
             fix=fix,
             severity="info" if narrow else None,
+        )
+
+
+def _stores(ctx: Context, entity: Entity, name: str) -> bool:
+    """Whether the design makes ``entity``'s items hold attribute ``name``: declared, its discriminator,
+    or a key attribute of the table or of an index it has a key on (written by its templates)."""
+    if name in entity.attributes or name == entity.entity_type_attribute:
+        return True
+    return any(
+        key is not None and key.name == name
+        for placement in ctx.placements()
+        if placement.entity is entity
+        for key in placement.table.key_schema(placement.key_name)
+    )
+
+
+def _spelling(name: str) -> str:
+    """A name without its case convention: expiresAt, expires_at and Expires-At are one name."""
+    return name.casefold().replace("_", "").replace("-", "")
+
+
+@rule(
+    "TW503",
+    "ttl-attribute-undeclared",
+    "ttl",
+    "warning",
+    "A table's TTL attribute is not an attribute of any entity in the table.",
+    "DynamoDB deletes an item only when it holds the table's TTL attribute by that exact name. When no "
+    "entity declares it (`ttl: expiresAt` while the entity stores `expires_at`), nothing the design "
+    "writes ever expires: storage grows forever and the retention promise is broken.",
+    "Declare the TTL attribute (a number of epoch seconds; computed: {ttl: {...}} fills it) on the "
+    "entities that expire, or point the table's ttl at the attribute they already store.",
+)
+def ttl_attribute_undeclared(ctx: Context) -> Iterator[Hit]:
+    for tname, table in ctx.design.tables.items():
+        entities = ctx.design.entities_in(tname)
+        if not table.ttl or not entities or any(_stores(ctx, e, table.ttl) for e in entities):
+            continue
+        declared = {name: e.name for e in entities for name in e.attributes}
+        alike = [n for n in declared if _spelling(n) == _spelling(table.ttl)]
+        # Grade by evidence: entities that refuse undeclared attributes cannot hold it, and the same
+        # name in another case convention is a slip; otherwise the application may write it outside
+        # the design (additional_attributes is allowed by default), which the design cannot show.
+        severity: str | None = None  # the rule's own: warning
+        if all(not e.additional_attributes for e in entities):
+            reach = "no entity can store it (additional_attributes: false): no item ever expires"
+        elif alike:
+            owner = declared[alike[0]]
+            reach = f"{owner} declares {alike[0]}: items expire only if written outside the design"
+        else:
+            reach = "items expire only if the application writes it outside the design"
+            severity = "info"
+        closest = suggest(table.ttl, declared)
+        yield Hit(
+            ("tables", tname, "ttl"),
+            f"table {tname} expires items on {table.ttl}, which no entity of it declares; {reach}"
+            + (f" ({closest})" if closest else ""),
+            severity=severity,
         )
