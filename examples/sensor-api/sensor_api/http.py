@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
+from json.encoder import encode_basestring_ascii
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -41,21 +42,72 @@ def field_error(field: str, rule: str, message: str) -> ApiError:
     )
 
 
-def _plain(value: object) -> object:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"{type(value).__name__} is not JSON")
+def number_text(value: Decimal) -> str:
+    """A DynamoDB number (up to 38 digits) as the JSON number it is, digit for digit: a float would
+    round 0.12345678901234567890123 to 0.12345678901234568. Whole numbers without an exponent
+    (1E+38 is written 100000000000000000000000000000000000000); others as Decimal spells them
+    (``1.5E-7`` is JSON)."""
+    if not value.is_finite():
+        raise ValueError(f"{value} is not a number JSON allows")
+    if value == value.to_integral_value():
+        return str(int(value))
+    return str(value)
+
+
+def json_text(content: object) -> str:
+    """``content`` as compact JSON, Decimals exactly (``number_text``).
+
+    The standard encoder can only turn a Decimal into another value (a float: rounded); orjson can
+    write one exactly (``Fragment``) but refuses text json accepts (a lone surrogate, in a field
+    name a client sent) and integers past 64 bits. So the containers are walked here, and text is
+    escaped by json's own encoder.
+    """
+    parts: list[str] = []
+    _write(content, parts)
+    return "".join(parts)
+
+
+_LITERALS = {True: "true", False: "false"}
+
+
+def _write(value: object, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(encode_basestring_ascii(value))
+    elif value is None:
+        parts.append("null")
+    elif isinstance(value, bool):
+        parts.append(_LITERALS[value])
+    elif isinstance(value, Decimal):
+        parts.append(number_text(value))
+    elif isinstance(value, int | float):
+        parts.append(json.dumps(value, allow_nan=False))  # NaN and Infinity are no JSON
+    elif isinstance(value, Mapping):
+        parts.append("{")
+        for position, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"a JSON object's keys are strings, not {type(key).__name__}")
+            parts.append("," if position else "")
+            parts.append(encode_basestring_ascii(key) + ":")
+            _write(item, parts)
+        parts.append("}")
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value  # a stored set: in order
+        parts.append("[")
+        for position, item in enumerate(items):
+            parts.append("," if position else "")
+            _write(item, parts)
+        parts.append("]")
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class JsonResponse(Response):
-    """JSON with DynamoDB numbers (Decimal) written as JSON numbers."""
+    """JSON with DynamoDB numbers (Decimal) written as JSON numbers, exactly."""
 
     media_type = "application/json"
 
     def render(self, content: object) -> bytes:
-        return json.dumps(content, default=_plain, separators=(",", ":")).encode()
+        return json_text(content).encode()
 
 
 def error_response(error: ApiError) -> JsonResponse:
@@ -167,12 +219,23 @@ def int_param(request: Request, name: str, *, required: bool, low: int, high: in
             raise field_error(name, "required", "is required")
         return None
     # ASCII digits only: int() would also take "1_000", "+5" and other scripts' digits ("٥").
-    if not _WHOLE.fullmatch(text.strip()):
-        raise field_error(name, "type", f"must be a whole number, got {text!r}")
-    value = int(text.strip())
+    text = text.strip()
+    if not _WHOLE.fullmatch(text):
+        raise field_error(name, "type", f"must be a whole number, got {_shown(text)}")
+    # More digits than the bounds have is out of range, said without int(), which refuses over
+    # 4,300 digits with a ValueError (leading zeros count) and takes quadratic time on the way.
+    sign, digits = ("-" if text.startswith("-") else ""), text.lstrip("-").lstrip("0") or "0"
+    if len(digits) > max(len(str(abs(low))), len(str(abs(high)))):
+        raise field_error(name, "range", f"must be between {low} and {high}, got {_shown(text)}")
+    value = int(sign + digits)
     if not low <= value <= high:
         raise field_error(name, "range", f"must be between {low} and {high}, got {value}")
     return value
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    # A 5,000-digit parameter is named, not echoed whole into the answer.
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 class Throttle:

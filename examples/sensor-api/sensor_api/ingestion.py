@@ -13,7 +13,10 @@ written as the marker, *pending*, then one transaction of its readings, then the
 * reading keys are ``{timestamp_ms:013}#{batch_id}``, deterministic and owned by the batch, so the
   same request sent again while the first is pending (a concurrent retry, or one after a crash)
   rewrites the same items, never a second copy, and finishes the marker;
-* readers see all 100 readings or none (they are one transaction); only the marker lags.
+* readers see all 100 readings or none (they are one transaction); only the marker lags;
+* a readings transaction the table refuses (an item over 400 KB, say) wrote nothing, and sent again
+  it would be refused again: the pending marker is released, so the corrected batch can use the
+  batch_id; a write that may have happened (a crash, a timeout) keeps it for the retry to finish.
 
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
@@ -24,15 +27,25 @@ operation 0 (the marker) means the batch_id was seen before.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Context, Decimal
 
+from botocore.exceptions import ClientError
+
 from tablewright.design.validators import Violation
-from tablewright.runtime import ConditionFailedError, ConflictError, Runtime, ValidationError
+from tablewright.runtime import (
+    ConditionFailedError,
+    ConflictError,
+    Runtime,
+    TransactionTooLargeError,
+    ValidationError,
+)
 
 from .clock import rfc3339, utc_now
 
@@ -233,7 +246,30 @@ def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetim
         if getattr(error, "operation", None) != MARKER_OPERATION:
             raise
         return _duplicate(rt, marker, values)
+    except ValidationError as error:
+        raise _as_readings(error, offset=-1) from None  # operation 0 is the marker
     return IngestResult("accepted", marker["batch_id"], len(values), result.plan)
+
+
+_OPERATION = re.compile(r"\[(\d+)\]\.?")
+
+
+def _as_readings(error: ValidationError, *, offset: int) -> ValidationError:
+    """``error`` with a transaction's operation indexes (``[op].attribute``) turned into the indexes
+    of the readings in the request: reading = op + ``offset``. A negative one is the marker, whose
+    attributes are the batch's own (``batch_id``), named without an index."""
+    violations = []
+    for violation in error.violations:
+        attribute = violation.attribute
+        found = _OPERATION.match(attribute)
+        if found:
+            reading, rest = int(found.group(1)) + offset, attribute[found.end() :]
+            if reading < 0:
+                attribute = rest or "batch_id"
+            else:
+                attribute = f"[{reading}]" + (f".{rest}" if rest else "")
+        violations.append(Violation(violation.entity, attribute, violation.rule, violation.message))
+    return ValidationError("Reading", violations)
 
 
 def _marker_first(rt: Runtime, marker: dict, values: list[dict], now: datetime) -> IngestResult:
@@ -246,26 +282,70 @@ def _marker_first(rt: Runtime, marker: dict, values: list[dict], now: datetime) 
         if stored.get("state") != "pending":
             return IngestResult("duplicate", str(marker["batch_id"]), len(values), "already processed")
         status = "duplicate"  # the same request, still pending: finish it (a crash, or a racing retry)
-    chunks = [values[i : i + MAX_TRANSACTION_ACTIONS] for i in range(0, len(values), MAX_TRANSACTION_ACTIONS)]
-    for chunk in chunks:
-        # The same readings again when the same request finishes a pending batch: an explicit replace.
-        rt.transact([rt.tx_replace("Reading", value) for value in chunk], now=now)
+    starts = range(0, len(values), MAX_TRANSACTION_ACTIONS)
+    for first in starts:
+        chunk = values[first : first + MAX_TRANSACTION_ACTIONS]
+        try:
+            # The same readings again when the same request finishes a pending batch: an explicit replace.
+            rt.transact([rt.tx_replace("Reading", value) for value in chunk], now=now)
+        except (ValidationError, TransactionTooLargeError, ClientError) as error:
+            if not _refused(error):
+                raise  # throttled or unreachable: it may yet have been written; the retry finishes it
+            _release(rt, marker)
+            if isinstance(error, ValidationError):
+                raise _as_readings(error, offset=first) from None
+            raise
     rt.update("ProcessedBatch", {"batch_id": marker["batch_id"]}, {"state": None}, now=now)
-    plan = f"marker, {len(chunks)} transaction{'s' if len(chunks) > 1 else ''} of readings, marker done"
+    plan = f"marker, {len(starts)} transaction{'s' if len(starts) > 1 else ''} of readings, marker done"
     return IngestResult(status, marker["batch_id"], len(values), plan)
+
+
+def _refused(error: Exception) -> bool:
+    """The table (or the runtime before sending) refused the request itself: nothing of it was
+    written, and sent again it would be refused again. A ``ClientError`` other than DynamoDB's
+    ValidationException (throttling, a timeout) leaves open whether it was written."""
+    if isinstance(error, ClientError):
+        return error.response.get("Error", {}).get("Code") == "ValidationException"
+    return True
+
+
+def _release(rt: Runtime, marker: Mapping[str, object]) -> None:
+    """Delete the pending marker of a batch whose readings were refused, so the corrected batch may
+    use the batch_id instead of getting a 30-day ``conflicting_replay``. Only a pending marker of
+    these very readings: a finished one, or one of other readings, is not this request's."""
+    with contextlib.suppress(ConditionFailedError):  # a racing copy of this request released it first
+        rt.delete(
+            "ProcessedBatch",
+            {"batch_id": marker["batch_id"]},
+            condition="state = :pending AND readings_digest = :digest",
+            condition_params={"pending": "pending", "digest": marker["readings_digest"]},
+        )
 
 
 def readings_digest(values: Sequence[Mapping[str, object]]) -> str:
     """What identifies a batch's readings: every compared field of every reading, in time order.
 
     The friendly_name snapshot is left out: a rename between the first delivery and the retry does
-    not make the retry another batch.
+    not make the retry another batch. A time is spelled as the whole number it is (1795804599193,
+    however the request wrote it: ``1795804599193.0``, ``1795804599193e0``), the spelling every
+    digest stored so far was made of, and the rows are ordered by that number.
     """
     rows = sorted(
-        [str(value["timestamp_ms"]), *(_canonical(value.get(name)) for name in REPLAY_COMPARED)]
-        for value in values
+        (
+            [_time_text(value["timestamp_ms"]), *(_canonical(value.get(name)) for name in REPLAY_COMPARED)]
+            for value in values
+        ),
+        key=lambda row: Decimal(row[0]),
     )
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+
+
+def _time_text(timestamp: object) -> str:
+    # Validation let only whole numbers through; the fallback keeps this total for any number.
+    number = Decimal(timestamp)  # type: ignore[arg-type]
+    if number == number.to_integral_value():
+        return str(int(number))
+    return str(number.normalize(_WIDE))
 
 
 _WIDE = Context(prec=100)  # normalising never rounds a number DynamoDB stores (38 digits)

@@ -28,6 +28,7 @@ _PAGE = [
 ]
 _AUTH_ERRORS = {"401": "missing or unknown API key", "403": "revoked API key", "429": "throttled"}
 _ADMIN_ERRORS = {"401": "missing admin token", "403": "wrong admin token"}
+_NOT_JSON = "not JSON, or nested too deeply to be a request"
 
 # (method, path, summary, security, parameters, request schema name or None, {status: description})
 OPERATIONS: list[tuple[str, str, str, list, list, str | None, dict[str, str]]] = [
@@ -38,7 +39,13 @@ OPERATIONS: list[tuple[str, str, str, list, list, str | None, dict[str, str]]] =
         _DEVICE_KEY,
         [],
         "Registration",
-        {"201": "registered", "200": "re-registered", "422": "a field breaks a rule", **_AUTH_ERRORS},
+        {
+            "201": "registered",
+            "200": "re-registered",
+            "400": _NOT_JSON,
+            "422": "a field breaks a rule",
+            **_AUTH_ERRORS,
+        },
     ),
     (
         "get",
@@ -65,7 +72,13 @@ OPERATIONS: list[tuple[str, str, str, list, list, str | None, dict[str, str]]] =
         _DEVICE_KEY,
         [_HW],
         "Rename",
-        {"200": "renamed", "404": "not registered", "422": "a field breaks a rule", **_AUTH_ERRORS},
+        {
+            "200": "renamed",
+            "404": "not registered",
+            "400": _NOT_JSON,
+            "422": "a field breaks a rule",
+            **_AUTH_ERRORS,
+        },
     ),
     (
         "get",
@@ -103,7 +116,7 @@ OPERATIONS: list[tuple[str, str, str, list, list, str | None, dict[str, str]]] =
             "409": "conflicting replay (the batch_id holds other readings or another device)",
             "404": "device not registered",
             "413": "body over 1 MB",
-            "400": "not JSON",
+            "400": _NOT_JSON,
             "422": "a field breaks a rule (nothing written)",
             **_AUTH_ERRORS,
         },
@@ -115,7 +128,7 @@ OPERATIONS: list[tuple[str, str, str, list, list, str | None, dict[str, str]]] =
         _ADMIN,
         [],
         "NewKey",
-        {"201": "created", "422": "a field breaks a rule", **_ADMIN_ERRORS},
+        {"201": "created", "400": _NOT_JSON, "422": "a field breaks a rule", **_ADMIN_ERRORS},
     ),
     (
         "get",

@@ -243,7 +243,9 @@ def create_app(rt: Runtime, settings: Settings) -> Starlette:
         Route("/admin/api-keys", admin_call(list_keys), methods=["GET"]),
         Route("/admin/api-keys/{key_id}/revoke", admin_call(revoke_key), methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    return Starlette(
+        routes=routes, exception_handlers={HTTPException: _http_error, Exception: _internal_error}
+    )
 
 
 async def _http_error(request: Request, error: Exception) -> JsonResponse:
@@ -256,6 +258,13 @@ async def _http_error(request: Request, error: Exception) -> JsonResponse:
         "message": f"{request.method} {request.url.path}: {error.detail}",
     }
     return JsonResponse(body, status_code=error.status_code, headers=headers or None)
+
+
+async def _internal_error(request: Request, error: Exception) -> JsonResponse:
+    """A fault of the service itself: still the JSON error shape, never Starlette's plain text (the
+    traceback goes to the log, where Starlette re-raises it after this answer)."""
+    body = {"error": "internal_error", "message": f"{request.method} {request.url.path}: the service failed"}
+    return JsonResponse(body, status_code=500)
 
 
 def _guarded(work: Callable[[Request, dict[str, Any]], Any], request: Request, body: dict[str, Any]) -> Any:
@@ -287,6 +296,12 @@ def _guarded(work: Callable[[Request, dict[str, Any]], Any], request: Request, b
         raise ApiError(503, "table_unavailable", f"the table refused the request: {code}") from None
     except BotoCoreError as error:
         raise ApiError(503, "table_unavailable", f"the table cannot be reached: {error}") from None
+    except RecursionError:
+        # Only a body nested hundreds deep (the JSON parser takes up to ~1,000 levels) recurses
+        # this far: validation walks maps and lists recursively, and the runtime's 32-level limit
+        # may not be checked first on every path. It is raised before any write; the body's fault,
+        # said in JSON like the parser's own refusal (json_body), never a plain-text 500.
+        raise ApiError(400, "malformed_json", "the body nests too deeply to be a request") from None
 
 
 def _field_name(attribute: str, rule: str) -> str:
