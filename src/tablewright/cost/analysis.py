@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
 
-from tablewright.design.model import AccessPattern, Attribute, Design, Entity, KeyTemplate
+from tablewright.design.model import AccessPattern, Attribute, Computed, Design, Entity, KeyTemplate
 from tablewright.design.predicates import Const, Node, Param, Path, Predicate
 
 # Date-part filters put a timestamp into a time bucket: every write of the period hits one key.
@@ -265,11 +265,27 @@ def _conjuncts(node: object) -> list[object]:
 
 
 def scan_share(design: Design, pattern: AccessPattern) -> float | None:
-    """Share of its table's items a pattern's ``means.where`` selects; None unless every condition's
-    share is known (an unknown one may select few, so a rule must not assume it selects all)."""
+    """Share of what a Scan reads (its table's items and unique markers, or its index's entries) that
+    the pattern's ``means.where`` selects; None unless every condition's share is known (an unknown
+    one may select few, so a rule must not assume it selects all)."""
     table = pattern_table(design, pattern)
-    if table is None:
+    kept = _where_share(design, pattern)
+    if table is None or kept is None:
         return None
+    index = pattern.served.index
+    scanned = entities_in(design, table, index)
+    counts = {name: float(items_of(design, name)) for name in scanned}
+    if not any(counts.values()):
+        if any(name not in pattern.returns for name in scanned):
+            return None  # other entities share the table in unknown numbers
+        counts = dict.fromkeys(scanned, 1.0)  # only the pattern's own entities: weigh them alike
+    wanted = kept * sum(count for name, count in counts.items() if name in pattern.returns)
+    read = sum(count * scan_weight(design, name, index) for name, count in counts.items())
+    return min(1.0, wanted / read) if read else None
+
+
+def _where_share(design: Design, pattern: AccessPattern) -> float | None:
+    """Share of the returned entities' items ``means.where`` keeps; None when any condition is unknown."""
     kept = 1.0
     where = pattern.means.where
     for part in _conjuncts(where.tree) if where is not None else []:
@@ -277,14 +293,7 @@ def scan_share(design: Design, pattern: AccessPattern) -> float | None:
         if share is None:
             return None
         kept *= share
-    stored = entities_in(design, table, None)
-    others = [name for name in stored if name not in pattern.returns]
-    if not others:
-        return kept
-    total = sum(items_of(design, name) for name in stored)
-    if not total:
-        return None  # other entities share the table in unknown numbers
-    return kept * sum(items_of(design, name) for name in stored if name in pattern.returns) / total
+    return kept
 
 
 # ------------------------------------------------------------------------------- index membership
@@ -299,6 +308,29 @@ def membership(design: Design, entity: str, index: str | None) -> float:
     if entry.when is None:
         return 1.0
     return _known(selectivity(entry.when, design, (entity,)))
+
+
+def markers_per_item(entity: Entity) -> int:
+    """Marker items the runtime stores in the table beside each item: one per ``unique`` constraint
+    and one for an ``idempotency_key`` (facts D.7: a marker item per unique value)."""
+    return len(entity.unique) + (1 if entity.idempotency_key else 0)
+
+
+def scan_weight(design: Design, entity: str, index: str | None) -> float:
+    """Items a Scan reads per item of an entity: on an index the share of items it holds (a sparse
+    ``when:`` keeps fewer); on the table the item and its markers, which are stored items too
+    (facts B: a Scan is charged for every item evaluated)."""
+    if index is not None:
+        return membership(design, entity, index)
+    return 1.0 + markers_per_item(design.entities[entity])
+
+
+def scanned_items(design: Design, table: str, index: str | None) -> float:
+    """Items one full Scan of a table (``index=None``) or of one of its indexes reads."""
+    return sum(
+        items_of(design, name) * scan_weight(design, name, index)
+        for name in entities_in(design, table, index)
+    )
 
 
 def entities_in(design: Design, table: str, index: str | None) -> list[str]:
@@ -388,7 +420,7 @@ def rows_read(design: Design, pattern: AccessPattern) -> RowsRead:
     population = _partition_population(design, pattern, table)
     kept = selectivity(served.filter, design, pattern.returns) or 1.0
     if served.op == "scan":
-        total = sum(items_of(design, e) for e in entities_in(design, table or "", None))
+        total = scanned_items(design, table or "", served.index)
         if pattern.means.limit:
             return RowsRead(
                 min(total or float("inf"), pattern.means.limit / kept), False, "scan stops at the limit"
@@ -433,13 +465,16 @@ def _partition_population(design: Design, pattern: AccessPattern, table: str | N
 
 
 EPOCH_MS_FLOOR = 10**11  # a number this large is milliseconds (year 5138 in seconds)
+# The unit a computed TTL's ``unit`` (or its source's format) reads the source in, as a format.
+TTL_SOURCE_UNITS = {"s": "epoch_s", "epoch_s": "epoch_s", "ms": "epoch_ms", "epoch_ms": "epoch_ms"}
 
 
-def ttl_unit_problem(attr: Attribute) -> str | None:
+def ttl_unit_problem(attr: Attribute, entity: Entity | None = None) -> str | None:
     """Why a TTL attribute is not epoch seconds, or None when it is (or cannot be told): DynamoDB
-    ignores anything else, so such items never expire (lint TW501; cost prices no TTL deletes)."""
-    if attr.computed is not None and attr.computed.kind == "ttl":
-        return None  # computed TTLs are always written in epoch seconds
+    ignores anything else, so such items never expire (facts C, TTL; lint TW501; cost prices no TTL
+    deletes). ``entity`` lets a computed TTL be judged by the attribute it is computed from."""
+    if attr.computed is not None and attr.computed.kind in ("ttl", "template"):
+        return _computed_ttl_problem(attr.computed, entity)
     if attr.type != "number":
         return f"is a {attr.type}, not a Number"
     if attr.format == "epoch_ms":
@@ -449,4 +484,50 @@ def ttl_unit_problem(attr: Attribute) -> str | None:
     for bound in (attr.min, attr.max):
         if bound is not None and abs(bound) >= EPOCH_MS_FLOOR:
             return f"has bound {bound}, a value in milliseconds"
+    if _milliseconds_sized(attr.default):
+        return f"defaults to {attr.default}, a value in milliseconds"
     return None
+
+
+def _milliseconds_sized(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) >= EPOCH_MS_FLOOR
+
+
+def _source_unit(attr: Attribute) -> str | None:
+    """``epoch_ms``/``epoch_s`` when an attribute's values are epoch numbers of a known unit."""
+    if attr.format in ("epoch_ms", "epoch_s"):
+        return attr.format
+    bounds = [b for b in (attr.min, attr.max) if b is not None]
+    return "epoch_ms" if attr.type == "number" and any(_milliseconds_sized(b) for b in bounds) else None
+
+
+def _computed_ttl_problem(computed: Computed, entity: Entity | None) -> str | None:
+    """A computed TTL converts its source by the declared ``unit``: a unit that is not the source's
+    makes milliseconds (or a 1970 date, over five years past) that DynamoDB ignores; a template
+    stores its source as it is."""
+    source = entity.attributes.get(computed.source or "") if entity is not None else None
+    if computed.kind == "ttl" and source is not None:
+        actual, declared = _source_unit(source), TTL_SOURCE_UNITS.get(computed.unit or "")
+        if actual is not None and declared is not None and actual != declared:
+            result = "milliseconds + retention" if actual == "epoch_ms" else "a date in 1970"
+            return (
+                f"is computed from {source.name} ({actual}) read as unit {computed.unit}: it holds {result}"
+            )
+    template = computed.template if computed.kind == "template" else None
+    if template is not None and entity is not None:
+        return _template_ttl_problem(template, entity)
+    return None
+
+
+def _template_ttl_problem(template: KeyTemplate, entity: Entity) -> str | None:
+    if not template.is_bare_field:
+        return f"is rendered from template {template.source!r}, which composes text, not a Number"
+    (field,) = template.field_parts
+    converted = [call.name for call in field.filters if call.name in ("epoch_s", "epoch_ms")]
+    if converted and converted[-1] == "epoch_ms":
+        return f"is rendered from template {template.source!r}: epoch milliseconds"
+    source = entity.attributes.get(field.name)
+    if source is None or converted or field.filters or field.spec:
+        return None  # converted to seconds, or by a filter this check does not follow
+    copied = ttl_unit_problem(source)
+    return f"copies {source.name}, which {copied}" if copied else None

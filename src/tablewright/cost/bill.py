@@ -2,9 +2,9 @@
 
 Provisioned capacity is sized at the peak (average x ``peak_factor``, rounded up, at least 1 unit)
 per table and per GSI (an LSI shares its table's capacity); a month is ``hours_per_month`` hours.
-The free tier (25 WCU, 25 RCU, 25 GB, 2.5M stream reads) is account-wide per region, so it is shown
-as a separate credit and never folded into the per-table figures. On-demand request units get no
-free tier.
+The free tier (25 WCU, 25 RCU, 25 GB of Standard storage, 2.5M stream reads) is account-wide per
+region, so it is shown as a separate credit and never folded into the per-table figures. On-demand
+request units and Standard-IA storage get no free tier.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class Line:
     declared: dict[str, float] = field(default_factory=dict)  # as the design's billing says
     declared_mode: str = "on_demand"
     declared_units: tuple[int, int] = (0, 0)  # read, write: provisioned as declared
+    table_class: str = "STANDARD"
 
 
 @dataclass
@@ -109,6 +110,7 @@ def price(estimate: Estimate, prices: Prices) -> Bill:
             wcu,
             rcu,
             provisioned,
+            table_class=target.table_class,
         )
         _declared(line, target, prices, multiplier, storage, bill)
         bill.lines.append(line)
@@ -173,7 +175,10 @@ def _declared(
 def _free_tier(bill: Bill, prices: Prices) -> dict[str, float | bool]:
     """The free tier's value against this design alone (it is shared by the whole account)."""
     free = prices.free_tier
-    gb = sum(line.storage_gb for line in bill.lines)
+    # The 25 GB free are Standard storage (facts A: "Storage, Standard ... first 25 GB free"; the
+    # Standard-IA row has none): Standard-IA storage is never credited, nor valued at the Standard price.
+    gb = sum(line.storage_gb for line in bill.lines if line.table_class == "STANDARD")
+    paid_gb = sum(line.storage_gb for line in bill.lines if line.table_class != "STANDARD")
     storage = min(gb, free["storage_gb"]) * prices.storage_gb_month["STANDARD"]
     wcu = sum(line.provisioned_wcu for line in bill.lines)
     rcu = sum(line.provisioned_rcu for line in bill.lines)
@@ -188,5 +193,6 @@ def _free_tier(bill: Bill, prices: Prices) -> dict[str, float | bool]:
         "provisioned_after_free_tier": max(0.0, bill.provisioned - storage - capacity),
         "within_free_tier_provisioned": wcu <= free["wcu"]
         and rcu <= free["rcu"]
-        and gb <= free["storage_gb"],
+        and gb <= free["storage_gb"]
+        and not paid_gb,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tablewright.cost import analysis
 from tablewright.cost.estimate import SECONDS_PER_MONTH
 from tablewright.cost.prices import default_prices
 from tablewright.cost.sizes import entity_size, index_entry_size, read_units, write_units
@@ -150,10 +151,13 @@ def projection_too_wide(ctx: Context) -> Iterator[Hit]:
                     continue
                 whole = entity_size(design, entity.name).typical
                 keys = _keys_only_size(ctx, entity.name, tname, iname)
-                writes = volume.writes_per_second * SECONDS_PER_MONTH
+                # A sparse index (when:) holds, and is written for, only its share of the items.
+                share = analysis.membership(design, entity.name, iname)
+                writes = volume.writes_per_second * SECONDS_PER_MONTH * share
                 extra += writes * (write_units(whole) - write_units(keys)) * prices.write_request_unit
                 extra += (
                     volume.items
+                    * share
                     * (whole - keys)
                     / 1024**3
                     * prices.storage_gb_month.get(table.table_class, 0.25)

@@ -90,7 +90,10 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
             continue
         rate = ctx.reads_per_second(pattern.name)
         table = analysis.pattern_table(ctx.design, pattern) or "?"
-        items = sum(analysis.items_of(ctx.design, e) for e in analysis.entities_in(ctx.design, table, None))
+        index = pattern.served.index
+        # What the Scan reads: the index's entries (a sparse index holds its share), or the table's
+        # items with their unique markers.
+        items = analysis.scanned_items(ctx.design, table, index)
         if rate is not None and (rate < FREQUENT or (items and items < SMALL_TABLE_ITEMS)):
             continue
         share = analysis.scan_share(ctx.design, pattern)
@@ -98,11 +101,12 @@ def scan_frequent(ctx: Context) -> Iterator[Hit]:
             continue
         keys = _equalities(pattern)
         hint = f"; a GSI keyed on {', '.join(keys)} would serve it" if keys else ""
-        size = f"{items:,} items" if items else "size not declared"
+        size = f"{items:,.0f} items" if items else "size not declared"
         selects = f", selecting about {share:.0%} of it" if share is not None else ""
+        scanned = f"index {index} of table {table}" if index else f"table {table}"
         yield Hit(
             pattern_path(pattern.name, "served"),
-            f"pattern {pattern.name} scans table {table} ({size}) at {_rate(ctx, pattern)}{selects}{hint}; "
+            f"pattern {pattern.name} scans {scanned} ({size}) at {_rate(ctx, pattern)}{selects}{hint}; "
             f"its reads cost {ctx.pattern_impact(pattern.name)}",
         )
 
@@ -187,13 +191,7 @@ def large_result(ctx: Context) -> Iterator[Hit]:
         rows = analysis.rows_read(ctx.design, pattern)
         if rows.assumed or not rows.items:
             continue
-        entity = served.via or pattern.returns[0]
-        size = (
-            index_entry_size(ctx.design, entity, served.index)
-            if served.index
-            else entity_size(ctx.design, entity).typical
-        )
-        total = rows.items * size
+        total = rows.items * _item_bytes(ctx, pattern)
         if total > PAGE_BYTES:
             yield Hit(
                 pattern_path(pattern.name),
@@ -201,6 +199,19 @@ def large_result(ctx: Context) -> Iterator[Hit]:
                 f"has no limit: DynamoDB returns 1 MB per call; its reads cost "
                 f"{ctx.pattern_impact(pattern.name)}",
             )
+
+
+def _item_bytes(ctx: Context, pattern: AccessPattern) -> float:
+    """Average bytes of an item the pattern reads, as cost prices it (a Scan's average covers the
+    markers or the index entries it reads)."""
+    cost = next((p for p in ctx.estimate.patterns if p.name == pattern.name), None)
+    if cost is not None and cost.item_bytes:
+        return cost.item_bytes
+    served = pattern.served
+    entity = served.via or pattern.returns[0]
+    if served.index:
+        return index_entry_size(ctx.design, entity, served.index)
+    return entity_size(ctx.design, entity).typical
 
 
 @rule(
