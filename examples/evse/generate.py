@@ -227,6 +227,12 @@ def params(seed: int, scale: float) -> dict[str, list[dict]]:
             _range(d0, *REPEATED, event_type="telemetry"),
             _range(d0, DAY1, DAY2, event_type="ota_start"),  # none: every event read, none returned
         ],
+        "device_events_before": [
+            {"device_id": d0, "before": "2025-11-02 00:00:00.000"},  # the last events of day 1
+            {"device_id": d1, "before": REPEATED[1]},  # from inside the repeated hour
+            {"device_id": d0, "before": first_key},  # strictly before: nothing
+            {"device_id": nobody, "before": "2025-11-03 00:00:00.000"},
+        ],
         "device_state": [{"device_id": d0}, {"device_id": d1}, {"device_id": d2}, {"device_id": nobody}],
         "fleet_overview": [{}],
         "device": [{"device_id": d0}, {"device_id": nobody}],

@@ -59,7 +59,7 @@ def handler(event: Mapping[str, Any], context: object = None, *, rt: Runtime | N
         result = ingest_uplink(rt, values)
     except (UplinkError, ValidationError, UnknownDeviceError, ScIdCollisionError, FutureEventError) as error:
         reason = f"{type(error).__name__}: {error}"
-        LOG.warning("rejected uplink %s: %s", json.dumps(event, default=str)[:500], reason)
+        LOG.warning("rejected uplink %s: %s", _logged(event), reason)
         return {"status": "rejected", "reason": reason}
     return {
         "status": result.status,
@@ -68,3 +68,12 @@ def handler(event: Mapping[str, Any], context: object = None, *, rt: Runtime | N
         "state_updated": result.state_updated,
         "collision_offset_ms": result.collision_offset_ms,
     }
+
+
+def _logged(event: object) -> str:
+    """The start of the event as JSON for the rejection log; an event nested too deeply for ``json``
+    (a forged one) must still be answered ``rejected``, so the log names it instead."""
+    try:
+        return json.dumps(event, default=str)[:500]
+    except (RecursionError, ValueError):
+        return f"(a {type(event).__name__} nested too deeply to log)"

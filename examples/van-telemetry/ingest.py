@@ -7,9 +7,12 @@ One message per line: ``{"topic": "van/<thing>/telemetry", "payload": {...} or "
 "timestamp": <ms, the broker's receive time; now if absent>}``. Every rule whose topic filter
 matches writes its item with its DynamoDB action (PutItem into the rule's table, through the
 design, so keys and attribute rules are the design's); no rule matching is counted as
-``unrouted``; a message a rule cannot apply or the design refuses is counted as ``failed`` with the
-reason on stderr (IoT would hand it to the rule's error action), and nothing of it is written.
-Exit: 0 all stored, 1 some failed, 2 unusable input (rules file, lines that are not JSON messages).
+``unrouted``; a message a rule cannot apply, the design refuses, or whose ``timestamp`` is no whole
+number of milliseconds (a string, a fraction, true, null; ``1.764e12`` is whole) is counted as
+``failed`` with its line and the reason on stderr (IoT would hand it to the rule's error action),
+nothing of it is written, and the next line is read.
+Exit: 0 all stored, 1 some failed, 2 unusable input (rules file, a database path or endpoint that
+cannot be used, lines that are not JSON messages), 3 tables unreachable (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -20,16 +23,30 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from iot_rules import RULES_FILE, Message, Rule, RuleError, load_rules  # noqa: E402
 from van_telemetry import DESIGN  # noqa: E402
 
+from tablewright.cli.errors import reported  # noqa: E402
 from tablewright.runtime import Runtime, RuntimeFailure  # noqa: E402
 
 PROGRAM = "van ingest"
+# More digits than any millisecond time: refused before int() would spell out 1e999999999.
+MAX_TIMESTAMP_DIGITS = 18
+
+
+@dataclass(frozen=True)
+class BadMessage:
+    """A message line that is JSON with a topic but cannot be applied: counted ``failed``, like a
+    payload a rule cannot apply, and the lines after it are still read."""
+
+    topic: str
+    reason: str
 
 
 class Ingester:
@@ -59,8 +76,9 @@ class Ingester:
         return [item for _, item in items]
 
 
-def read_messages(lines: Iterable[str], now_ms: int) -> Iterable[tuple[int, Message]]:
-    """``(line number, Message)`` for each non-blank line; ``ValueError`` naming the line otherwise."""
+def read_messages(lines: Iterable[str], now_ms: int) -> Iterator[tuple[int, Message | BadMessage]]:
+    """``(line number, Message or BadMessage)`` for each non-blank line; ``ValueError`` naming the
+    line for one that is not a JSON message at all (the input is then unusable)."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -71,9 +89,34 @@ def read_messages(lines: Iterable[str], now_ms: int) -> Iterable[tuple[int, Mess
             raise ValueError(f"line {number}: not a JSON object with a topic") from None
         raw = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
         stamp = record.get("timestamp", now_ms)
-        if not isinstance(stamp, int) or isinstance(stamp, bool):
-            raise ValueError(f"line {number}: timestamp {stamp!r} is not whole milliseconds")
-        yield number, Message(str(topic), raw, stamp)
+        if isinstance(stamp, float):  # read again exactly: a float cannot tell 1.5 from 1.4999999999999999
+            stamp = json.loads(line, parse_float=Decimal)["timestamp"]
+        try:
+            yield number, Message(str(topic), raw, broker_ms(stamp))
+        except ValueError as error:
+            yield number, BadMessage(str(topic), str(error))
+
+
+def broker_ms(stamp: object) -> int:
+    """The broker's receive time: a whole number of milliseconds however it is spelled (``1764000000023``,
+    ``1.764000000023e12``, ``1764000000023.0``); ``ValueError`` for anything else."""
+    if isinstance(stamp, int) and not isinstance(stamp, bool):
+        return stamp
+    whole = (
+        isinstance(stamp, Decimal)
+        and stamp.is_finite()
+        and stamp == stamp.to_integral_value()
+        and stamp.adjusted() < MAX_TIMESTAMP_DIGITS
+    )
+    if not whole:
+        raise ValueError(f"timestamp {_as_written(stamp)} is not whole milliseconds")
+    return int(stamp)  # type: ignore[arg-type]
+
+
+def _as_written(value: object) -> str:
+    """A timestamp as the line spells it in JSON (``"1764000000006"``, ``true``, ``null``), cut short."""
+    text = str(value) if isinstance(value, Decimal | float) else json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def sample_lines(vans: int) -> Iterable[str]:
@@ -98,6 +141,7 @@ def _number(value: object) -> object:
     return int(value) if value == int(value) else float(value)  # type: ignore[call-overload, arg-type]
 
 
+@reported(PROGRAM)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROGRAM, description="Apply the van IoT rules to MQTT messages")
     parser.add_argument("messages", nargs="?", help="JSON-lines file of messages, - for stdin")
@@ -131,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with source:
             for number, message in read_messages(source, int(time.time() * 1000)):
+                if isinstance(message, BadMessage):
+                    counts["failed"] += 1
+                    said = f"{PROGRAM}: line {number}: {message.topic}: {message.reason}"
+                    print(said.replace("\n", " "), file=sys.stderr)
+                    continue
                 try:
                     written = ingester.receive(message)
                 except (RuleError, RuntimeFailure) as error:

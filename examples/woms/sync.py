@@ -9,10 +9,12 @@ vendor's organisation with a plant id derived from the station (``new_plant_id``
 concurrent syncs adding the same new station compute the same id and one create wins.
 Alerts: ``Woms.sync_vendor_alerts``, each vendor alert id stored once per station whatever the
 number of concurrent runs (the unique marker in the alert's transaction decides). A station the
-vendor describes wrongly (no id, a value the design refuses, a plant removed meanwhile) is named on
-stderr and skipped, the others are synced. Prints one summary line; exit 0, 1 when a station was
-skipped, 2 for bad arguments, 3 when the vendor API (or what answers there) or the tables cannot be
-used.
+vendor describes wrongly (no id, an id with stray whitespace, the same id twice in one answer, a
+value the design refuses, a plant removed meanwhile) is named on stderr and skipped, the others are
+synced. An answer with an object naming one key twice is refused (JSON parsers keep either value):
+the plants answer stops the sync, one station's alerts answer skips that station (README, 18).
+Prints one summary line; exit 0, 1 when a station was skipped, 2 for bad arguments, 3 when the
+vendor API (or what answers there) or the tables cannot be used.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ class VendorAnswerError(Exception):
 
 
 def vendor_json(api: httpx.Client, path: str) -> object:
-    """GET ``path``: its JSON, numbers with a fraction as Decimal (the design stores no floats)."""
+    """GET ``path``: its JSON, numbers with a fraction as Decimal (the design stores no floats), an
+    object naming a key twice refused (``VendorAnswerError``) rather than read as its last value."""
     deadline = time.monotonic() + ANSWER_SECONDS
     with api.stream("GET", path) as response:
         response.raise_for_status()
@@ -79,22 +82,27 @@ def vendor_json(api: httpx.Client, path: str) -> object:
             body += chunk
             if time.monotonic() > deadline:
                 raise httpx.ReadTimeout(f"{path}: no whole answer within {ANSWER_SECONDS:.0f} s")
+
+    def refuse_repeats(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        found: dict[str, object] = {}
+        for key, value in pairs:
+            if key in found:
+                raise VendorAnswerError(f"{path}: the answer names {key!r} twice in one object")
+            found[key] = value
+        return found
+
     try:
-        return json.loads(body.decode("utf-8"), parse_float=Decimal)
+        return json.loads(body.decode("utf-8"), parse_float=Decimal, object_pairs_hook=refuse_repeats)
     except (ValueError, RecursionError):
         raise VendorAnswerError(f"{path}: the answer is not JSON") from None
 
 
-def sync_vendor(woms: Woms, vendor_id: int, api: httpx.Client) -> SyncReport:
-    """One sync of one vendor: plants, then each plant's alerts. A station the vendor describes wrongly
-    (no id, a value the design refuses) is reported and skipped; the others are synced."""
-    report = SyncReport()
-    vendor = woms.rt.get("Vendor", vendor_id=vendor_id)
-    if vendor is None:
-        raise LookupError(f"vendor {vendor_id} is not in WOMS")
-    stations = vendor_json(api, f"/vendors/{vendor_id}/plants")
-    if not isinstance(stations, list):
-        raise VendorAnswerError(f"/vendors/{vendor_id}/plants: expected a list of stations")
+def station_ids(stations: list[object], report: SyncReport) -> dict[int, str]:
+    """Position -> vendor_plant_id of the stations to sync. Named in ``report`` and left out: an
+    entry with no id, an id with leading or trailing whitespace (README: not trimmed, since the
+    vendor's own id is the text it sent and its alerts URL uses it), and every entry of an id the
+    answer lists more than once (which of the descriptions is right cannot be told)."""
+    ids: dict[int, str] = {}
     for index, station in enumerate(stations):
         station_id = station.get("vendor_plant_id") if isinstance(station, dict) else None
         if (
@@ -103,9 +111,42 @@ def sync_vendor(woms: Woms, vendor_id: int, api: httpx.Client) -> SyncReport:
             or not str(station_id).strip()
         ):
             report.problems.append(f"station [{index}]: no vendor_plant_id; skipped")
-            continue
+        elif str(station_id) != str(station_id).strip():
+            report.problems.append(
+                f"station [{index}]: vendor_plant_id {station_id!r} has leading or trailing whitespace; skipped"
+            )
+        else:
+            ids[index] = str(station_id)
+    positions: dict[str, list[int]] = {}
+    for index, station_id in ids.items():
+        positions.setdefault(station_id, []).append(index)
+    for station_id, where in positions.items():
+        if len(where) > 1:
+            listed = ", ".join(f"[{index}]" for index in where)
+            report.problems.append(
+                f"station {station_id}: listed {len(where)} times in one answer ({listed}); skipped"
+            )
+            for index in where:
+                del ids[index]
+    return ids
+
+
+def sync_vendor(woms: Woms, vendor_id: int, api: httpx.Client) -> SyncReport:
+    """One sync of one vendor: plants, then each plant's alerts. A station the vendor describes wrongly
+    (no id, an id with stray whitespace, an id listed twice, a value the design refuses) is reported
+    and skipped; the others are synced."""
+    report = SyncReport()
+    vendor = woms.rt.get("Vendor", vendor_id=vendor_id)
+    if vendor is None:
+        raise LookupError(f"vendor {vendor_id} is not in WOMS")
+    stations = vendor_json(api, f"/vendors/{vendor_id}/plants")
+    if not isinstance(stations, list):
+        raise VendorAnswerError(f"/vendors/{vendor_id}/plants: expected a list of stations")
+    for index, station_id in station_ids(stations, report).items():
+        station = stations[index]
+        assert isinstance(station, dict)  # station_ids keeps objects only
         try:
-            _sync_station(woms, vendor, str(station_id), station, api, report)
+            _sync_station(woms, vendor, station_id, station, api, report)
         except (
             RuntimeFailure,
             ValueError,

@@ -21,18 +21,32 @@ from pathlib import Path
 from urllib.parse import unquote
 
 
+def _served_ids(plants: object) -> set[str]:
+    """The station ids of a plants list as URL text: a numeric id (``17``) is served at ``/17``; an
+    entry without an id, or no object at all (test data describing a vendor wrongly), names none."""
+    if not isinstance(plants, list):
+        return set()
+    return {
+        str(plant["vendor_plant_id"])
+        for plant in plants
+        if isinstance(plant, dict) and plant.get("vendor_plant_id") is not None
+    }
+
+
 def make_handler(data: dict) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             parts = [unquote(p) for p in self.path.split("?")[0].strip("/").split("/")]
             vendor = data.get(parts[1]) if len(parts) >= 3 and parts[0] == "vendors" else None
+            if not isinstance(vendor, dict):
+                vendor = None
             if vendor is not None and parts[2:] == ["plants"]:
                 return self._send(200, vendor.get("plants", []))
             if vendor is not None and len(parts) == 5 and parts[2] == "plants" and parts[4] == "alerts":
                 alerts = vendor.get("alerts", {})
-                if parts[3] in alerts or any(
-                    p["vendor_plant_id"] == parts[3] for p in vendor.get("plants", [])
-                ):
+                if not isinstance(alerts, dict):
+                    alerts = {}
+                if parts[3] in alerts or parts[3] in _served_ids(vendor.get("plants", [])):
                     return self._send(200, alerts.get(parts[3], []))
             return self._send(404, {"error": f"no such resource {self.path}"})
 
@@ -60,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         print(f"vendor-api: error: {args.data}: {error}", file=sys.stderr)
+        return 2
+    if not isinstance(data, dict):
+        print(f"vendor-api: error: {args.data}: not an object of vendors by id", file=sys.stderr)
         return 2
     try:
         server = ThreadingHTTPServer((args.host, args.port), make_handler(data))

@@ -8,23 +8,27 @@ The ADR names anomaly detection as a use of the fleet views but defines no anoma
   ``apply_event`` the ingestion uses over the day's events in true time order;
 * **missed_uplinks**: a silence of more than 1.5 uplink intervals (15 minutes) between two uplinks
   of a device (scheduler commands are the cloud's, not the device's), counted in whole intervals;
-  a silence still going on at ``now`` counts up to ``now``;
+  a silence still going on at ``now`` counts up to ``now``. A day's run judges the silences that
+  begin with an uplink heard that day *and* the one going on when the day began (from the last
+  uplink before it, however long ago): a charger that falls silent at 23:59 is reported by the next
+  day's run;
 * **ota_stuck**: an OTA session ``in_progress`` for more than ``OTA_TIMEOUT``.
 
+Divergences and silences are judged on the log as known at ``now``: events after it are left out.
 Each finding is an ``Anomaly`` item keyed ``{kind}#{since_mt}`` under its device, written
-create-only: a re-run of the job, or the next night's run seeing the same stuck session, records
-nothing twice.
+create-only: a re-run of the job, the next night's run seeing the same stuck session, or two days'
+runs seeing one silence (it keeps the uplink it began at as ``since_mt``), record nothing twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import timedelta
 
 from tablewright.runtime import ConflictError, Record, Runtime
 
-from .ids import to_mt
+from .ids import day_start_ms, parse_day, to_mt
 from .state import apply_event
 
 UPLINK_MS = 15 * 60 * 1000  # the ADR's 15-minute uplink interval
@@ -48,13 +52,46 @@ def true_ms(event: Mapping[str, object]) -> int:
     return int(event["timestamp"]) - int(event.get("collision_offset_ms") or 0)  # type: ignore[call-overload]
 
 
+def _window_start(day: str) -> str:
+    return f"{(parse_day(day) - timedelta(days=1)).isoformat()} 00:00:00.000"
+
+
 def _window(rt: Runtime, device_id: str, day: str) -> list[Record]:
     """The day with the day before (context: scheduler state, the last uplink before midnight) and
     after (the first uplink after midnight closes the day's last silence), in true time order."""
-    first = (date.fromisoformat(day) - timedelta(days=1)).isoformat()
-    last = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
-    params = {"device_id": device_id, "from": f"{first} 00:00:00.000", "to": f"{last} 23:59:59.999"}
+    last = (parse_day(day) + timedelta(days=1)).isoformat()
+    params = {"device_id": device_id, "from": _window_start(day), "to": f"{last} 23:59:59.999"}
     return sorted(rt.run("device_timeline", params).items, key=true_ms)
+
+
+def is_uplink(event: Mapping[str, object]) -> bool:
+    """Sent by the device (a scheduler command is the cloud's, and says nothing of the device)."""
+    return event["event_type"] not in CLOUD_EVENTS
+
+
+def last_uplink_before(rt: Runtime, device_id: str, before_mt: str) -> Record | None:
+    """The device's newest uplink keyed before ``before_mt`` (newest first, page by page past the
+    cloud's scheduler commands; the newest by true time among a page's uplinks, since keys in the
+    repeated fall-back hour are not in true order)."""
+    cursor: str | None = None
+    while True:
+        page = rt.run("device_events_before", {"device_id": device_id, "before": before_mt}, cursor=cursor)
+        uplinks = [event for event in page.items if is_uplink(event)]
+        if uplinks:
+            return max(uplinks, key=true_ms)
+        if page.cursor is None:
+            return None
+        cursor = page.cursor
+
+
+def _with_silence_before(rt: Runtime, device_id: str, day: str, events: list[Record]) -> list[Record]:
+    """``events`` with the last uplink before the day first, when the window's day before holds none:
+    a silence going on when the day began starts there, however long ago."""
+    start = day_start_ms(day)
+    if any(is_uplink(event) and true_ms(event) < start for event in events):
+        return events
+    earlier = last_uplink_before(rt, device_id, _window_start(day))
+    return events if earlier is None else [earlier, *events]
 
 
 def divergences(
@@ -77,13 +114,17 @@ def divergences(
 def missed_uplinks(
     device: Mapping[str, object], day: str, events: Iterable[Mapping[str, object]], now_ms: int
 ) -> list[Values]:
-    """Silences after an uplink heard on ``day``."""
-    uplinks = [e for e in events if e["event_type"] not in CLOUD_EVENTS]
+    """Silences after an uplink heard on ``day``, and the silence going on when ``day`` began (after
+    the last uplink before it). ``events`` are in true time order, none after ``now_ms``."""
+    uplinks = [e for e in events if is_uplink(e)]
+    start = day_start_ms(day)
     found = []
     for index, heard in enumerate(uplinks):
-        if not str(heard["timestamp_mt"]).startswith(day):
-            continue
         following = uplinks[index + 1] if index + 1 < len(uplinks) else None
+        heard_on_day = str(heard["timestamp_mt"]).startswith(day)
+        silent_into_day = true_ms(heard) < start and (following is None or true_ms(following) >= start)
+        if not (heard_on_day or silent_into_day):
+            continue
         end = true_ms(following) if following is not None else now_ms
         if end - true_ms(heard) <= SILENCE_MS:
             continue
@@ -125,12 +166,14 @@ def _anomaly(device: Mapping[str, object], day: str, kind: str, since_mt: str, *
 
 
 def detect(rt: Runtime, day: str, now_ms: int) -> list[Values]:
-    """Every anomaly of every device with a state item (one Scan, then one Query per device)."""
+    """Every anomaly of every device with a state item (one Scan, then one Query per device, and one
+    more for a device with no uplink on the day before); the log is read as known at ``now_ms``."""
     found: list[Values] = []
     for state in rt.run("fleet_overview").items:
-        events = _window(rt, str(state["device_id"]), day)
-        found += divergences(state, day, events)
-        found += missed_uplinks(state, day, [e for e in events if true_ms(e) <= now_ms], now_ms)
+        device_id = str(state["device_id"])
+        known = [e for e in _window(rt, device_id, day) if true_ms(e) <= now_ms]
+        found += divergences(state, day, known)
+        found += missed_uplinks(state, day, _with_silence_before(rt, device_id, day, known), now_ms)
         found += ota_stuck(state, day, state, now_ms)
     return found
 

@@ -8,6 +8,7 @@ generator). The tests check that both give the same text.
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -15,6 +16,10 @@ MOUNTAIN = ZoneInfo("America/Denver")  # Decision 3: "Mountain Time is the deplo
 MT_FORMAT = "%Y-%m-%d %H:%M:%S"  # + ".mmm"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SC_ID_BYTES = 4  # Decision 2: "first 4 bytes, hex-encoded"
+# The days an event can fall on: the design bounds every event's `timestamp` (epoch_ms) to
+# 2000-01-01..2100-01-01 UTC, so a day outside these holds no event, and year 1 or 9999 would
+# overflow the date arithmetic of the jobs (the day before, the day after).
+FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2099, 12, 31)
 
 
 def sc_id(wireless_device_id: str) -> str:
@@ -52,19 +57,41 @@ def mt_date(ms: int) -> str:
     return instant(ms).astimezone(MOUNTAIN).date().isoformat()
 
 
+def parse_day(day: str) -> date:
+    """A Mountain Time day written ``YYYY-MM-DD``, from ``FIRST_DAY`` to ``LAST_DAY``; ``ValueError``
+    naming the text otherwise (``date.fromisoformat`` alone also takes ``20250115``)."""
+    if not isinstance(day, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day, re.ASCII):
+        raise ValueError(f"{day!r} is not a date (YYYY-MM-DD)")
+    try:
+        parsed = date.fromisoformat(day)
+    except ValueError:
+        raise ValueError(f"{day!r} is not a date (YYYY-MM-DD)") from None
+    if not FIRST_DAY <= parsed <= LAST_DAY:
+        raise ValueError(
+            f"{day!r} is outside {FIRST_DAY}..{LAST_DAY}, the days an event can fall on "
+            "(the design keeps event timestamps between 2000 and 2100)"
+        )
+    return parsed
+
+
 def day_range(day: str) -> tuple[str, str]:
     """The first and last ``timestamp_mt`` of a Mountain Time day: a BETWEEN over one partition.
 
     Wall-clock strings make this exact on DST days too: the 25-hour fall-back day and the 23-hour
     spring-forward day are both everything that starts with ``day``.
     """
-    date.fromisoformat(day)  # ValueError naming the text when it is not a date
+    parse_day(day)  # ValueError naming the text when it is not a day events can fall on
     return f"{day} 00:00:00.000", f"{day} 23:59:59.999"
+
+
+def day_start_ms(day: str) -> int:
+    """The instant a Mountain Time day begins (local midnight is never in a repeated hour)."""
+    return from_mt(f"{parse_day(day).isoformat()} 00:00:00.000")
 
 
 def wall_clock_hours(day: str) -> int:
     """How many real hours a Mountain Time day lasts: 24, or 23/25 on DST change days."""
-    start = date.fromisoformat(day)
+    start = parse_day(day)
     midnight = datetime(start.year, start.month, start.day, tzinfo=MOUNTAIN)
     following = midnight + timedelta(days=1)  # wall-clock arithmetic: the next local midnight
     return round((following.astimezone(UTC) - midnight.astimezone(UTC)).total_seconds() / 3600)

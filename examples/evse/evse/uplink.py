@@ -20,6 +20,9 @@ from tablewright.design.timeutil import parse_rfc3339
 
 # Derived by the design, never taken from a payload (same rule as the migration's).
 DERIVED = ("device_id", "timestamp_mt", "timestamp", "wireless_device_id", "collision_offset_ms")
+# DynamoDB stores maps and lists nested 32 levels deep, counting a top-level attribute as level 1:
+# a map or list may sit at level 31 at most. Deeper cannot be stored, so no retry can fix it.
+DYNAMODB_NESTING_LEVELS = 32
 
 
 class UplinkError(ValueError):
@@ -58,17 +61,47 @@ def decode_uplink(message: Mapping[str, object]) -> dict[str, object]:
         raise UplinkError(f"PayloadData is missing or not a base64 string ({type(payload).__name__})")
     try:
         raw = base64.b64decode(payload, validate=True)
-        body = json.loads(raw, parse_float=Decimal)
+        body = json.loads(raw, parse_float=Decimal, object_pairs_hook=_object_without_repeats)
+    except UplinkError:
+        raise
     except (binascii.Error, ValueError) as error:
         raise UplinkError(f"PayloadData is not base64 JSON: {error}") from None
     except RecursionError:  # the parser recurses: no uplink nests thousands deep
         raise UplinkError("PayloadData nests too deeply to be an uplink") from None
     if not isinstance(body, dict):
         raise UplinkError(f"PayloadData holds a {type(body).__name__}, not an object")
+    _refuse_deep_nesting(body)
     named = sorted(set(body) & set(DERIVED))
     if named:
         raise UplinkError(f"PayloadData names derived attributes {', '.join(named)}")
     return {**body, "wireless_device_id": wireless, "timestamp": _received_ms(message)}
+
+
+def _object_without_repeats(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object, refused when it names a key twice: ``json`` would keep the last silently, so
+    ``{"event_type": "telemetry", "event_type": "interlock"}`` would be stored as an interlock."""
+    body: dict[str, object] = {}
+    for key, value in pairs:
+        if key in body:
+            raise UplinkError(f"PayloadData names {key!r} twice")
+        body[key] = value
+    return body
+
+
+def _refuse_deep_nesting(body: Mapping[str, object]) -> None:
+    """Refuse maps and lists nested deeper than DynamoDB stores, walked without recursion (the
+    validation further on recurses: a payload nested hundreds deep would end it in RecursionError)."""
+    pending: list[tuple[object, int]] = [(value, 1) for value in body.values()]
+    while pending:
+        value, level = pending.pop()
+        if not isinstance(value, dict | list):
+            continue
+        if level >= DYNAMODB_NESTING_LEVELS:
+            raise UplinkError(
+                f"PayloadData nests maps and lists deeper than DynamoDB's {DYNAMODB_NESTING_LEVELS} levels"
+            )
+        members = value.values() if isinstance(value, dict) else value
+        pending.extend((member, level + 1) for member in members)
 
 
 def _received_ms(message: Mapping[str, object]) -> int:
