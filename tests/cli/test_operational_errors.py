@@ -452,8 +452,10 @@ def test_a_yaml_input_file_that_does_not_parse_is_named_with_its_line(
     design = tmp_path / "van.yaml"
     shutil.copy(VAN, design)
     (tmp_path / "van.lint.yaml").write_text(content)
-    linted = run("lint", str(design))  # a sidecar that does not parse is a finding on its design
-    assert linted.returncode == 2 and f"TW002 sidecar: {tmp_path / 'van.lint.yaml'}{where}" in linted.stdout
+    linted = run("lint", str(design))  # a sidecar that does not parse is a finding at its own line
+    line_and_column, _, detail = where.partition(" not YAML:")
+    said = f"{tmp_path / 'van.lint.yaml'}{line_and_column} error TW002 lint sidecar is not YAML:{detail}"
+    assert linted.returncode == 2 and said in linted.stdout, linted.stdout
 
 
 def test_a_read_that_fails_after_the_open_names_the_file() -> None:
