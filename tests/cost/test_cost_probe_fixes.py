@@ -5,40 +5,15 @@ free tier on Standard-IA, and a pattern's ``writes``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tablewright.cost import build, default_prices, estimate, price
 from tablewright.design import loads
 
-SPARSE_SCAN = """
-version: 1
-name: sparse-scan
-tables:
-  things:
-    partition_key: {name: PK, type: S}
-    indexes:
-      GSI1: {kind: global, partition_key: {name: GSI1PK, type: S}, projection: ALL}
-entities:
-  E:
-    table: things
-    attributes:
-      id: {type: string, required: true}
-      flagged: {type: string}
-    keys:
-      table: {pk: "E#{id}"}
-      GSI1: {pk: "FLAG#{flagged}", when: "flagged exists"}
-patterns:
-  scan_sparse:
-    params: {}
-    returns: E
-    means: {where: "flagged exists"}
-    served: {op: scan, index: GSI1}
-volumes:
-  entities:
-    E: {items: 1000000, item_size: 1000, writes: 1/s, shares: {flagged: 0.01}}
-  patterns:
-    scan_sparse: {reads: 1/hour}
-"""
+DESIGNS = Path(__file__).parent / "designs"  # shared with tests/lint/test_cost_rules_probe.py
+SPARSE_SCAN = (DESIGNS / "sparse_scan.yaml").read_text()
 
 
 def _pattern(design_text: str, name: str) -> dict:
@@ -93,27 +68,14 @@ def test_a_table_scan_reads_the_unique_markers_stored_beside_the_items() -> None
     assert scan["read_units_per_call"] == pytest.approx(10_247 * 0.5)
 
 
-TWO_CONSTANT_KEYS = """
-version: 1
-name: two-keys
-tables:
-  app:
-    partition_key: {name: PK, type: S}
-    sort_key: {name: SK, type: S}
-entities:
-  Alpha:
-    table: app
-    attributes: {id: {type: string, required: true}}
-    keys: {table: {pk: "ALPHA", sk: "{id}"}}
-  Beta:
-    table: app
-    attributes: {id: {type: string, required: true}}
-    keys: {table: {pk: "BETA", sk: "{id}"}}
-volumes:
-  entities:
-    Alpha: {items: 1000, item_size: 500, writes: 600/s}
-    Beta: {items: 1000, item_size: 500, writes: 300/s}
-"""
+TWO_CONSTANT_KEYS = (
+    (DESIGNS / "two_constant_keys.yaml")
+    .read_text()
+    .replace(
+        "Beta: {items: 1000, item_size: 500, writes: 600/s}",
+        "Beta: {items: 1000, item_size: 500, writes: 300/s}",
+    )
+)
 
 
 def test_loads_on_different_constant_keys_are_not_added_together() -> None:
@@ -130,25 +92,7 @@ def test_loads_on_the_same_constant_key_add_up() -> None:
     assert target.partition_wcu == pytest.approx(900)
 
 
-HOT_COUNTER = """
-version: 1
-name: counter
-tables:
-  counters:
-    partition_key: {name: PK, type: S}
-entities:
-  Counter:
-    table: counters
-    attributes:
-      kind: {type: string, required: true, enum: [global]}
-      count: {type: number}
-    keys:
-      table: {pk: "COUNTER#{kind}"}
-volumes:
-  peak_factor: 2
-  entities:
-    Counter: {items: 1, item_size: 200, writes: 1/day, updates: 2000/s, update_changes: [count]}
-"""
+HOT_COUNTER = (DESIGNS / "hot_counter.yaml").read_text()
 
 
 def test_updates_of_a_single_item_key_load_its_partition() -> None:

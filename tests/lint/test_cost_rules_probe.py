@@ -4,6 +4,8 @@ projection ALL on a sparse index."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tablewright.lint import lint_text
 
 
@@ -11,36 +13,9 @@ def _findings(text: str, rule: str) -> list[str]:
     return [f.message for f in lint_text(text, "probe.yaml") if f.rule == rule]
 
 
-SPARSE_SCAN = """
-version: 1
-name: sparse-scan
-tables:
-  things:
-    partition_key: {name: PK, type: S}
-    indexes:
-      GSI1: {kind: global, partition_key: {name: GSI1PK, type: S}, projection: ALL}
-entities:
-  E:
-    table: things
-    attributes:
-      id: {type: string, required: true}
-      flagged: {type: string}
-      kind: {type: string, enum: [a, b, c, d]}
-    keys:
-      table: {pk: "E#{id}"}
-      GSI1: {pk: "FLAG#{flagged}", when: "flagged exists"}
-patterns:
-  scan_sparse:
-    params: {}
-    returns: E
-    means: {where: "flagged exists"}
-    served: {op: scan, index: GSI1}
-volumes:
-  entities:
-    E: {items: 1000000, item_size: 1000, writes: 1/s, shares: {flagged: 0.01}}
-  patterns:
-    scan_sparse: {reads: 1/hour}
-"""
+# The designs the cost tests price (tests/cost/designs): here, what lint says about the same numbers.
+SHARED = Path(__file__).parents[1] / "cost" / "designs"
+SPARSE_SCAN = (SHARED / "sparse_scan.yaml").read_text()
 
 
 def test_a_scan_of_a_sparse_index_that_wants_all_its_entries_is_not_a_table_scan() -> None:
@@ -55,27 +30,7 @@ def test_a_scan_of_an_index_is_judged_on_the_index_entries() -> None:
     assert "selecting about 25% of it" in message
 
 
-TWO_CONSTANT_KEYS = """
-version: 1
-name: two-keys
-tables:
-  app:
-    partition_key: {name: PK, type: S}
-    sort_key: {name: SK, type: S}
-entities:
-  Alpha:
-    table: app
-    attributes: {id: {type: string, required: true}}
-    keys: {table: {pk: "ALPHA", sk: "{id}"}}
-  Beta:
-    table: app
-    attributes: {id: {type: string, required: true}}
-    keys: {table: {pk: "BETA", sk: "{id}"}}
-volumes:
-  entities:
-    Alpha: {items: 1000, item_size: 500, writes: 600/s}
-    Beta: {items: 1000, item_size: 500, writes: 600/s}
-"""
+TWO_CONSTANT_KEYS = (SHARED / "two_constant_keys.yaml").read_text()
 
 
 def test_two_constant_keys_under_the_limit_each_are_not_a_hot_partition() -> None:
@@ -85,25 +40,7 @@ def test_two_constant_keys_under_the_limit_each_are_not_a_hot_partition() -> Non
     assert all("600.0 units/s (60% of 1,000)" in message for message in warned)
 
 
-HOT_COUNTER = """
-version: 1
-name: counter
-tables:
-  counters:
-    partition_key: {name: PK, type: S}
-entities:
-  Counter:
-    table: counters
-    attributes:
-      kind: {type: string, required: true, enum: [global]}
-      count: {type: number}
-    keys:
-      table: {pk: "COUNTER#{kind}"}
-volumes:
-  peak_factor: 2
-  entities:
-    Counter: {items: 1, item_size: 200, writes: 1/day, updates: 2000/s, update_changes: [count]}
-"""
+HOT_COUNTER = (SHARED / "hot_counter.yaml").read_text()
 
 
 def test_an_updated_counter_is_a_hot_partition() -> None:
