@@ -83,6 +83,21 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def read_json(path: Path) -> Any:
+    """A JSON file's document: a BOM allowed, a key written twice refused; ``ValueError`` naming the
+    file, and the line and column where it does not parse."""
+    try:
+        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    try:
+        return json.loads(text, object_pairs_hook=unique_pairs)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+    except DuplicateKey as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
 _KINDS = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number"}
 
 

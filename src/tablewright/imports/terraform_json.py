@@ -14,8 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..design.files import read_text
-from .cloudformation import DuplicateKey, unique_pairs
+from .cloudformation import read_json
 
 # Top-level block type -> how many labels it has.
 LABELS = {
@@ -141,16 +140,7 @@ def _labelled(kind: str, value: Any, labels: list[str], depth: int, where: str) 
 
 def hcl_text(path: Path) -> str:
     """The native-syntax text of a ``.tf.json`` file; ``ValueError`` naming the file and the problem."""
-    try:
-        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
-    try:
-        document = json.loads(text, object_pairs_hook=unique_pairs)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON: {error.msg} at line {error.lineno}") from None
-    except DuplicateKey as error:
-        raise ValueError(f"{path}: {error}") from None
+    document = read_json(path)
     if not isinstance(document, dict):
         raise ValueError(f"{path}: Terraform JSON is an object of blocks, not {type(document).__name__}")
     lines = []

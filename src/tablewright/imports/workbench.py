@@ -16,15 +16,13 @@ never dropped silently.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from ..design.files import read_text
 from ..design.templates import KeyTemplate
 from ..export.wire import WIRE_TO_DESIGN
-from .cloudformation import DuplicateKey, unique_pairs
+from .cloudformation import read_json
 from .dynamodb_json import value_problem
 from .writer import EntitySketch, Imported, ImportedTable, entity_name
 
@@ -328,16 +326,7 @@ def _unique_tables(path: Path, tables: list[ImportedTable]) -> None:
 
 def import_file(path: Path, **_: Any) -> Imported:
     """Every table of a Workbench model file."""
-    try:
-        text = read_text(path, encoding="utf-8-sig")  # a BOM is not part of the text
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
-    try:
-        model = json.loads(text, object_pairs_hook=unique_pairs)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
-    except DuplicateKey as error:
-        raise ValueError(f"{path}: {error}") from None
+    model = read_json(path)
     if not isinstance(model, dict) or not isinstance(model.get("DataModel"), list):
         raise ValueError(f"{path}: not a NoSQL Workbench model (no DataModel list)")
     if not model["DataModel"]:
