@@ -170,20 +170,20 @@ _EXPECTED = {
 }
 
 
+# What YAML gave, by Python type; bool before int, as True is an int too.
+_KINDS_GIVEN: tuple[tuple[type, str], ...] = (
+    (bool, "true/false"),
+    (int, "a whole number"),
+    (float, "a number with a fraction"),
+    (str, "a string"),
+    (dict, "a mapping"),
+    (list, "a list"),
+    (type(None), "null"),
+)
+
+
 def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        return "a number with a fraction"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return "null" if value is None else type(value).__name__
+    return next((said for kind, said in _KINDS_GIVEN if isinstance(value, kind)), type(value).__name__)
 
 
 def _number_hint(value: object, expected: list[str]) -> str:
