@@ -133,6 +133,31 @@ def test_a_bound_prefix_built_through_a_computed_attribute_orders_by_the_rest() 
     assert "orders by status first" in _found(unbound)["TW306"][0].message
 
 
+LOCAL_TIME_SORT = {
+    "entities": {
+        "Order": {
+            "attributes": {
+                "created_local": {
+                    "type": "string",
+                    "computed": {"template": "{created_at|tz:America/Denver|format:%Y-%m-%d %H:%M:%S}"},
+                }
+            },
+            "keys": {"GSI2": {"sk": "{created_local}"}},
+        }
+    },
+}
+
+
+def test_a_computed_sort_attribute_orders_by_itself_as_well_as_by_its_fields() -> None:
+    by_itself = {"patterns": {"open_orders": {"means": {"order": "created_local desc"}}}}
+    assert "TW306" not in _found(_with(_status_index("ALL"), LOCAL_TIME_SORT, by_itself))
+    # Its source field orders it too (the local-time hazard is TW601's, not an order finding) ...
+    assert "TW306" not in _found(_with(_status_index("ALL"), LOCAL_TIME_SORT, ORDERED_BY_DATE))
+    # ... and an attribute that is neither is still reported.
+    by_status = {"patterns": {"open_orders": {"means": {"order": "status desc"}}}}
+    assert "TW306" in _found(_with(_status_index("ALL"), LOCAL_TIME_SORT, by_status))
+
+
 def test_a_lookup_on_a_unique_index_key_is_graded_like_a_get() -> None:
     from tablewright.cost import analysis
     from tablewright.design import loads

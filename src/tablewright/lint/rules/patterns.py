@@ -271,6 +271,14 @@ def sort_fields(entity: object, template: object) -> list[str]:
     return fields
 
 
+def _unbound_lead(fields: list[str], bound: set[str], attribute: str) -> list[str]:
+    """The sort fields from the first one the key condition leaves free: fields fixed to one value
+    order nothing, the rest does."""
+    while fields and fields[0] in bound and fields[0] != attribute:
+        fields.pop(0)
+    return fields
+
+
 @rule(
     "TW306",
     "order-not-served",
@@ -287,11 +295,12 @@ def order_not_served(ctx: Context) -> Iterator[Hit]:
         if order is None or served.op not in ("query", "scan") or entry is None:
             continue
         entity = ctx.design.entities.get(served.via or pattern.returns[0])
-        fields = sort_fields(entity, entry.sk) if entry.sk is not None else []
-        # Leading fields the key condition fixes to one value do not order anything: the rest does.
         bound = key_bound(pattern)
-        while fields and fields[0] in bound and fields[0] != order.attribute:
-            fields.pop(0)
+        # A computed sort attribute orders by itself and by its own fields: either reading serves.
+        as_written = _unbound_lead(list(getattr(entry.sk, "fields", ())), bound, order.attribute)
+        fields = _unbound_lead(sort_fields(entity, entry.sk) if entry.sk else [], bound, order.attribute)
+        if as_written[:1] == [order.attribute]:
+            fields = as_written
         if served.op == "scan" or not fields or fields[0] != order.attribute:
             where = (
                 "a Scan" if served.op == "scan" else f"sort key {entry.sk.source if entry.sk else '(none)'!r}"
