@@ -309,6 +309,39 @@ def test_a_quiet_low_cardinality_key_is_reported_at_info_with_its_headroom() -> 
     assert "at 11,520,000 writes/day (now 1)" in finding.message
 
 
+def test_each_entity_of_a_single_table_is_judged_on_its_own_key_and_writes() -> None:
+    """Two entities under constant keys in one table: the busy one is warned about, the quiet one
+    is reported with its own load and writes, not the busy one's or the table's."""
+    shared = _with(
+        {
+            "entities": {
+                "Order": {"keys": {"table": {"pk": "ORDERS", "sk": "ORDER#{order_id}"}}},
+                "Note": {
+                    "table": "orders",
+                    "attributes": {"note_id": {"type": "string", "required": True}},
+                    "keys": {"table": {"pk": "NOTES", "sk": "NOTE#{note_id}"}},
+                },
+            },
+            "volumes": {
+                "peak_factor": 1,
+                "entities": {
+                    "Order": {"items": 1000, "writes": "200/s"},
+                    "Note": {"items": 100, "writes": "2/day"},
+                },
+            },
+        }
+    )
+    found = {
+        f.message.split(" of ")[1].split(" ")[0]: f
+        for f in _found(shared)["TW101"]
+        if "table orders" in f.message
+    }
+    assert found["Order"].severity == "warning" and "at peak one value takes writes" in found["Order"].message
+    note = found["Note"]
+    assert note.severity == "info", note.message
+    assert "(now 2)" in note.message and "busiest value 2.3e-05 WCU/s" in note.message, note.message
+
+
 def test_selecting_on_a_field_of_a_computed_key_needs_no_projection() -> None:
     keyed = _with(KEYS_ONLY, COMPUTED_SORT, {"patterns": {"open_orders": {"served": {"filter": None}}}})
     assert "TW207" not in _found(keyed)

@@ -46,6 +46,12 @@ def low_cardinality(ctx: Context) -> Iterator[Hit]:
         if card.kind not in ("constant", "enum") or card.values is None or card.values > LOW_CARDINALITY:
             continue
         wcu, rcu = _load(ctx, placement)
+        # The writes on this entity's own key values, not the busiest key of everything in the table
+        # (in a single-table design another entity's key may be the busy one).
+        own = key_write_load(
+            ctx.design, placement.entity.name, placement.key_name if placement.index else None
+        )
+        wcu = own if own is not None else wcu
         pk = placement.key.pk.source
         if not ctx.has_volumes:
             if card.kind == "constant":
@@ -75,12 +81,10 @@ def low_cardinality(ctx: Context) -> Iterator[Hit]:
 
 
 def _headroom(ctx: Context, placement: Placement, wcu: float | None) -> str:
-    """How far a quiet low-cardinality key is from mattering: the writes/day at which its busiest
-    value reaches ``LOAD_SHARE`` of a partition's write units."""
-    index = placement.index.name if placement.index else None
-    entities = [e for e in analysis.entities_in(ctx.design, placement.table_name, index)]
-    volumes = ctx.design.volumes.entities
-    per_day = sum(volumes[e].writes_per_second for e in entities if e in volumes) * 86400
+    """How far a quiet low-cardinality key is from mattering: the entity's writes/day (creates and
+    updates) at which its busiest value reaches ``LOAD_SHARE`` of a partition's write units."""
+    volume = ctx.design.volumes.entities.get(placement.entity.name)
+    per_day = (volume.writes_per_second + volume.updates_per_second) * 86400 if volume else 0.0
     if not wcu or not per_day:
         return "no writes declared on it, so its load cannot be judged"
     reach = per_day * PARTITION_WCU * LOAD_SHARE / wcu
