@@ -5,7 +5,7 @@ import pytest
 
 import tablewright
 from tablewright.design import loads
-from tablewright.runtime import PatternError, Runtime, UniquenessError
+from tablewright.runtime import PatternError, Runtime, UniquenessError, ValidationError
 
 DESIGN = """
 version: 1
@@ -89,6 +89,26 @@ def test_batch_get_takes_bare_ids_when_both_key_templates_repeat_one_field(rt):
 def test_missing_key_fields_are_named_once(rt):
     with pytest.raises(PatternError, match=r"the key needs session_id \(given: token\)$"):
         rt.key("Session", token="t")
+
+
+def test_a_key_field_given_as_none_is_not_listed_as_given(rt):
+    with pytest.raises(PatternError, match=r"the key needs session_id \(given: nothing\)$"):
+        rt.get("Session", session_id=None)
+
+
+@pytest.mark.parametrize("wrong", [b"1", [1], {"n": 1}, "1", " 1", True, 1.0])
+def test_a_key_value_of_the_wrong_type_is_refused_not_reported_missing(rt, wrong):
+    """session_id is a number: a string, bytes, a list, a bool or a float names no key it could
+    have, and would otherwise read as "not found" (or delete nothing) without a word."""
+    rt.put("Session", {"session_id": 1})
+    for call in (
+        lambda: rt.get("Session", session_id=wrong),
+        lambda: rt.key("Session", session_id=wrong),
+        lambda: rt.delete("Session", {"session_id": wrong}),
+    ):
+        with pytest.raises(ValidationError, match=r"Session\.session_id: .* is not number"):
+            call()
+    assert rt.get("Session", session_id=1) is not None  # nothing was deleted
 
 
 # ---------------------------------------------------------------------------- markers expire with items

@@ -16,8 +16,8 @@ from .batches import put_many as _put_many
 from .conditions import condition_of
 from .cursor import CursorCodec
 from .direct import data_client
-from .errors import ConventionError, PatternError
-from .items import compose, key_fields, to_record
+from .errors import ConventionError, PatternError, ValidationError
+from .items import compose, key_fields, key_type_violations, to_record
 from .loading import load_many as _load_many
 from .markers import request_digest
 from .page import Page
@@ -125,15 +125,20 @@ class Runtime:
 
     def compose_key(self, entity: Entity, natural_key: Mapping[str, object]) -> dict[str, object]:
         """The stored table key for natural key values (``PatternError`` naming missing fields or a
-        value no key can hold, such as a timestamp finer than its attribute's precision)."""
+        value no key can hold, such as a timestamp finer than its attribute's precision;
+        ``ValidationError`` for a value of the wrong type)."""
+        wrong = key_type_violations(entity, natural_key)
+        if wrong:
+            raise ValidationError(entity.name, wrong)
         try:
             key = entity.key(natural_key)
         except TemplateValueError as exc:
             raise PatternError(f"{entity.name}: {exc}") from None
         if key is None:
             missing = [f for f in key_fields(entity) if natural_key.get(f) is None]
+            given = ", ".join(name for name, value in natural_key.items() if value is not None)
             raise PatternError(
-                f"{entity.name}: the key needs {', '.join(missing)} (given: {', '.join(natural_key)})"
+                f"{entity.name}: the key needs {', '.join(missing)} (given: {given or 'nothing'})"
             )
         return key
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+from ..design.entities import TIMESTAMP_FORMATS
 from ..design.model import Design, Entity, Table
 from ..design.templates import KeyTemplate, TemplateValueError
-from ..design.validators import Violation
+from ..design.validators import Violation, check_attribute
 from .errors import ValidationError
 from .markers import is_marker
 from .wire import Record
@@ -142,6 +143,26 @@ def key_size_violations(entity: Entity, item: Mapping[str, object]) -> list[Viol
             else:
                 continue
             found.append(Violation(entity.name, name, "key", message))
+    return found
+
+
+def key_type_violations(entity: Entity, natural_key: Mapping[str, object]) -> list[Violation]:
+    """Key values of the wrong type for their attribute (bytes or a list for a string id, a string
+    for a number): refused rather than rendered into a key no item has, which would read as "not
+    found". Only the type is checked: a well-typed value that breaks a pattern or a format simply
+    names no stored item, as in DynamoDB."""
+    found: list[Violation] = []
+    for name, value in natural_key.items():
+        attr = entity.attributes.get(name)
+        if attr is None or value is None:
+            continue
+        if isinstance(value, datetime) and attr.format in TIMESTAMP_FORMATS:
+            continue  # a lookup may name an instant; the key renders it as the attribute stores it
+        found += [
+            Violation(entity.name, path, rule, message)
+            for path, rule, message in check_attribute(attr, value, name)
+            if rule == "type"
+        ]
     return found
 
 
