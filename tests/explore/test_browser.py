@@ -113,12 +113,19 @@ def _partition_to_query(site, table, index):
     return keys, partition, [r["item"] for r in items["rows"]]
 
 
+# Every operator through the form where the sort keys differ in kind (EVSE: strings, the van: numbers);
+# the other examples take the form through one comparison and the two-value one. What each operator
+# selects on every example is tested over HTTP (test_http.py), without a browser's cost.
+EVERY_OPERATOR = {"evse", "van-telemetry"}
+
+
 def test_query_with_each_operator_on_a_table_and_an_index(site, page):
+    operators = OPERATORS if site.example in EVERY_OPERATOR else ["<=", "between"]
     for table, index in QUERIES[site.example]:
         keys, partition, items = _partition_to_query(site, table, index)
         low, high, prefix = probes(items, keys["sort"])
         page.goto(f"{site.url}tables/{table}")
-        for op in OPERATORS:
+        for op in operators:
             if op == "begins_with" and "N" in low:
                 continue  # begins_with is for string keys
             value = prefix if op == "begins_with" else low

@@ -4,6 +4,7 @@ one of the documented arrows, and no module reaches for another module's ``_priv
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ NARROW = {
 }
 
 
+@functools.cache  # parsed once per process: collection needs them, and so do three tests
 def _modules() -> list[tuple[str, bool, ast.Module]]:
     found = []
     for path in sorted(SOURCE.rglob("*.py")):
@@ -71,6 +73,7 @@ def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) 
     return [f"{base}.{alias.name}" for alias in node.names]
 
 
+@functools.cache
 def _arrows() -> list[tuple[str, str, int, str]]:
     arrows = []
     for module, is_package, tree in _modules():
