@@ -19,7 +19,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .forms import ItemPages
-from .handlers import NotFound, human_bytes
+from .handlers import NotFound, human_bytes, quote
 from .items import cell, script_json, to_json
 from .pages import Pages
 from .rows import items_body
@@ -45,6 +45,7 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
     env.filters["pretty"] = to_json
     env.filters["script_json"] = script_json
     env.filters["bytes"] = human_bytes
+    env.filters["path"] = quote  # a name as one path segment: a design folder may be "a #1?"
     env.globals["cell"] = cell
     env.globals["items_body"] = items_body
     token = secrets.token_urlsafe(24)
@@ -55,10 +56,13 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
         Route("/index.json", pages.index),
         Route("/tables/{table}", pages.table),
         Route("/tables/{table}/item", items.item, methods=["GET", "POST"]),
+        Route("/tables/{table}/item.json", items.item, methods=["GET", "POST"]),
         Route("/tables/{table}/new", items.new_item, methods=["GET", "POST"]),
+        Route("/tables/{table}/new.json", items.new_item, methods=["GET", "POST"]),
         Route("/tables/{table}/live", pages.live),
         Route("/designs/{design}", pages.design),
         Route("/designs/{design}/review", pages.review),
+        Route("/designs/{design}/review.json", pages.review),
         Route("/designs/{design}/patterns/{pattern}", pages.pattern),
         Route("/designs/{design}/views/{view}", pages.view),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

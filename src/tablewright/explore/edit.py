@@ -6,10 +6,12 @@ A refusal is an answer, not a failure of the page: ``WriteRefused`` carries the 
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from ..design.model import Attribute, Entity
 from ..runtime import Runtime, RuntimeFailure
@@ -78,6 +80,55 @@ def entity_values(entity: Entity, data: Mapping[str, object]) -> dict[str, objec
     return values
 
 
+_WIRE_SCALARS = {"S": str, "N": str, "B": str, "BOOL": bool}
+_WIRE_SETS = {"SS": "S", "NS": "N", "BS": "B"}
+
+
+def wire_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A DynamoDB JSON item as the client takes it; ``WriteRefused`` naming the first value that
+    is not DynamoDB JSON (botocore would fail on it, or base64 decoding would drop characters)."""
+    for name, value in item.items():
+        _check_wire(value, name)
+    return client_wire(dict(item))
+
+
+def _check_wire(value: object, where: str) -> None:
+    """``WriteRefused`` unless ``value`` is one DynamoDB JSON value (``where`` names it)."""
+    if not isinstance(value, dict) or len(value) != 1:
+        raise WriteRefused(
+            f'{where}: {to_json(value, indent=False)[:80]} is not DynamoDB JSON ({{"S": "text"}})'
+        )
+    ((kind, inner),) = value.items()
+    if kind in _WIRE_SETS:
+        if not isinstance(inner, list):
+            raise WriteRefused(f"{where}: {kind} holds a list")
+        for element in inner:
+            _check_wire({_WIRE_SETS[kind]: element}, where)
+    elif kind in _WIRE_SCALARS:
+        if not isinstance(inner, _WIRE_SCALARS[kind]):
+            raise WriteRefused(
+                f"{where}: {kind} holds {_WIRE_SCALARS[kind].__name__}, not {to_json(inner, indent=False)[:40]}"
+            )
+        if kind == "B":
+            try:
+                base64.b64decode(inner, validate=True)
+            except binascii.Error:
+                raise WriteRefused(f"{where}: {inner[:40]!r} is not base64") from None
+    elif kind == "NULL":
+        if inner is not True:
+            raise WriteRefused(f"{where}: NULL holds true, nothing else")
+    elif kind == "L" and isinstance(inner, list):
+        for n, element in enumerate(inner):
+            _check_wire(element, f"{where}[{n}]")
+    elif kind == "M" and isinstance(inner, dict):
+        for key, element in inner.items():
+            _check_wire(element, f"{where}.{key}")
+    else:
+        raise WriteRefused(
+            f"{where}: {kind!r} with {to_json(inner, indent=False)[:40]} is not a DynamoDB type"
+        )
+
+
 def _refused(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
@@ -88,6 +139,8 @@ def _refused(call: Any, *args: Any, **kwargs: Any) -> Any:
     except ClientError as exc:
         error = exc.response.get("Error", {})
         raise WriteRefused(f"{error.get('Code')}: {error.get('Message')}") from None
+    except BotoCoreError as exc:  # refused before sending (ParamValidationError): say what botocore said
+        raise WriteRefused(" ".join(str(exc).split())) from None
 
 
 def create(rt: Runtime, entity: str, values: Mapping[str, object]) -> Any:
@@ -101,6 +154,13 @@ def update(
     """Change an entity's attributes, checking the version it was read at (when it has one)."""
     found = rt.entity(entity)
     key = {name: stored.get(name) for name in key_fields(found)}
+    moved = sorted(
+        k
+        for k, v in changes.items()
+        if k in key and to_json(v, indent=False) != to_json(key[k], indent=False)
+    )
+    if moved:  # dropping them silently answered "updated" for an edit that did not happen
+        raise WriteRefused(f"{', '.join(moved)}: part of the item's key; create a new item instead")
     version = stored.get(found.version_attribute) if found.version_attribute else None
     changes = {k: v for k, v in changes.items() if k not in key and k != found.version_attribute}
     return _refused(rt.update, entity, key, changes, remove=remove, expected_version=version).record
@@ -118,7 +178,7 @@ def raw_put(
     client: Any, table: str, item: Mapping[str, Any], key_names: list[str], create_only: bool
 ) -> None:
     """PutItem of a DynamoDB JSON item; ``create_only`` refuses an item that exists."""
-    request: dict[str, Any] = {"TableName": table, "Item": client_wire(dict(item))}
+    request: dict[str, Any] = {"TableName": table, "Item": wire_item(item)}
     if create_only:
         request["ConditionExpression"] = "attribute_not_exists(#k)"
         request["ExpressionAttributeNames"] = {"#k": key_names[0]}
@@ -127,4 +187,4 @@ def raw_put(
 
 def raw_delete(client: Any, table: str, key: Mapping[str, Any]) -> None:
     """DeleteItem by a DynamoDB JSON key."""
-    _refused(client.delete_item, TableName=table, Key=client_wire(dict(key)))
+    _refused(client.delete_item, TableName=table, Key=wire_item(key))

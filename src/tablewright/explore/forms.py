@@ -15,6 +15,8 @@ from . import edit, tables
 from .handlers import Handlers, JsonPage, NotFound, client_message, in_thread, quote, read_form, wants_json
 from .items import EntityReader, plain, to_json
 
+FORM_TYPE = "application/x-www-form-urlencoded"
+
 
 class ItemPages(Handlers):
     """One item (view, edit, delete) and the new-item page."""
@@ -76,6 +78,8 @@ class ItemPages(Handlers):
         if refusal is not None:
             return refusal
         action = form.get("action")
+        if action not in ("update", "delete"):  # never "ok, updated" for a delete nobody could read
+            return self.error(request, f"action {action!r}: use update or delete", 400, as_json)
         try:
             if workspace and info and info.entity:
                 await in_thread(self._design_write, workspace, info.entity, action, data["plain"], form)
@@ -97,6 +101,9 @@ class ItemPages(Handlers):
             return self.error(
                 request, "explore is read-only: start it with --write to change items", 403, as_json
             )
+        if not request.headers.get("content-type", "").startswith(FORM_TYPE):
+            # A JSON body read as a form is no fields at all: an edit that changes nothing, "ok".
+            return self.error(request, f"send the fields as a form ({FORM_TYPE})", 415, as_json)
         if not secrets.compare_digest(
             str(form.get("_token") or request.headers.get("x-explore-token") or ""), self.token
         ):

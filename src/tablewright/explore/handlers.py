@@ -97,8 +97,9 @@ def human_bytes(size: object) -> str:
 
 def wants_json(request: Request, name: str | None = None, known: Any = ()) -> tuple[str | None, bool]:
     """The name without a ``.json`` suffix, and whether JSON was asked for (a name that exists as
-    written, dots and all, is taken as written)."""
-    as_json = request.query_params.get("_format") == "json"
+    written, dots and all, is taken as written; a page whose own route ends in ``.json`` is JSON)."""
+    route_path = getattr(request.scope.get("route"), "path", "")
+    as_json = request.query_params.get("_format") == "json" or route_path.endswith(".json")
     if name is not None and name.endswith(".json") and name not in known and name[:-5] in known:
         return name[:-5], True
     return name, as_json

@@ -74,15 +74,37 @@ def _plain_default(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+def _dumps(value: object, option: int = 0) -> bytes:
+    """orjson's text, with integers beyond 64 bits (DynamoDB keeps 38 digits; orjson refuses them
+    without asking ``default``) spelled as Decimals are: tried as they are first, it is rare."""
+    try:
+        return orjson.dumps(value, default=_plain_default, option=option)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_no_big_ints(value), default=_plain_default, option=option)
+
+
+def _no_big_ints(value: object) -> object:
+    """``value`` with every integer orjson cannot write as a Decimal (``_plain_default`` spells it)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return Decimal(value)
+    if isinstance(value, dict):
+        return {k: _no_big_ints(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [
+            _no_big_ints(v)
+            for v in (sorted(value, key=repr) if isinstance(value, set | frozenset) else value)
+        ]
+    return value
+
+
 def plain(wire_item: Mapping[str, Any]) -> dict[str, object]:
     """A DynamoDB JSON item as plain JSON-ready values (numbers as numbers, sets as lists, binary as base64)."""
-    return orjson.loads(orjson.dumps(item_from_wire(client_wire(wire_item)), default=_plain_default))
+    return orjson.loads(_dumps(item_from_wire(client_wire(wire_item))))
 
 
 def to_json(value: object, *, indent: bool = True) -> str:
     """JSON text of plain data (Decimals, bytes and sets spelled as in ``plain``)."""
-    option = orjson.OPT_INDENT_2 if indent else 0
-    return orjson.dumps(value, default=_plain_default, option=option).decode()
+    return _dumps(value, orjson.OPT_INDENT_2 if indent else 0).decode()
 
 
 # Inside <script> nothing is unescaped: JSON there must not close the element or open a comment.

@@ -63,7 +63,10 @@ def instant(value: object, fmt: str | None) -> datetime | None:
     """A time value as a datetime: epoch numbers by their format, RFC 3339, or a wall-clock text."""
     if isinstance(value, int | Decimal) and not isinstance(value, bool):
         scale = _EPOCH_SCALE.get(fmt or "", 1000 if value > 10**11 else 1)
-        return datetime.fromtimestamp(float(value) / scale, UTC)
+        try:
+            return datetime.fromtimestamp(float(value) / scale, UTC)
+        except (OverflowError, ValueError, OSError):  # past year 9999 or before year 1: no time
+            return None
     if not isinstance(value, str):
         return None
     try:
@@ -145,12 +148,13 @@ def _calendar(
     design: Design, view: View, records: list[Record], params: Mapping[str, object]
 ) -> dict[str, Any]:
     entries = _timed(design, view, records)
-    starts = [m for m in (instant(v, None) for v in params.values()) if m is not None]
+    starts = [m for m in (instant(v, f) for v, f in _time_params(design, view, params)) if m is not None]
     zone = _zone(view)
     if zone is not None:
         starts = [m.astimezone(zone) if m.tzinfo else m for m in starts]
     dated = [e["moment"] for e in entries if e["moment"] is not None]
-    first: date = min(starts or dated or [datetime.now(UTC)]).date()
+    # Wall clocks (naive) and instants (aware) may mix: compare them as _timed sorts them.
+    first: date = min(starts or dated or [datetime.now(UTC)], key=_sortable).date()
     days = [
         {
             "date": (first + timedelta(days=n)).isoformat(),
@@ -170,6 +174,18 @@ def _calendar(
         entry["hour"] = moment.strftime("%H:%M")
         day["entries"].append(entry)
     return {"days": days, "outside_week": outside}
+
+
+def _time_params(design: Design, view: View, params: Mapping[str, object]) -> list[tuple[object, str | None]]:
+    """The parameters that can be times, with their format: text, or a number declared as epoch
+    time (a number such as a priority or a limit of 5 is not 1970-01-01 00:00:05)."""
+    declared = design.patterns[view.pattern].params
+    found = []
+    for name, value in params.items():
+        fmt = declared[name].format if name in declared else None
+        if isinstance(value, str) or fmt in _EPOCH_SCALE:
+            found.append((value, fmt))
+    return found
 
 
 def _count(design: Design, view: View, records: list[Record], params: Mapping[str, object]) -> dict[str, Any]:

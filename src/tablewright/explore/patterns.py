@@ -31,16 +31,34 @@ def _boolean(text: str) -> bool:
     return word == "true"
 
 
+# DynamoDB stores magnitudes up to 9.99...E+125: larger ones are refused before ``int()``, which
+# would spend minutes and gigabytes writing out 1E+999999999 (a GET of a pattern or view could ask).
+MAX_EXPONENT = 125
+
+
 def _number(text: str) -> int | Decimal:
-    number = Decimal(text.strip())
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        raise ValueError("not a number") from None
     if not number.is_finite():
         raise ValueError("not a finite number")
+    if number and number.adjusted() > MAX_EXPONENT:
+        raise ValueError(f"magnitude {number:E}: DynamoDB stores 1E-130 to 9.99...E+125")
     return int(number) if number == number.to_integral_value() else number
 
 
+def _no_constant(word: str) -> object:
+    raise ValueError(f"{word} is not a number DynamoDB can store")
+
+
 def exact_json(text: str) -> object:
-    """JSON with exact numbers (DynamoDB keeps numbers exact; floats would not be)."""
-    return json.loads(text, parse_float=Decimal)
+    """JSON with exact numbers (DynamoDB keeps numbers exact; floats would not be); ``NaN`` and
+    ``Infinity`` refused, and nesting too deep to read is a ``ValueError`` like any bad JSON."""
+    try:
+        return json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def _json_set(convert: Callable[[object], object]) -> Callable[[str], set]:

@@ -141,9 +141,14 @@ class ItemQuery:
             if op == "between" and query.sort_to is None:
                 raise QueryError("BETWEEN needs a second sort key value (sk2)")
         getlist = getattr(params, "getlist", lambda name: [get(name)] if get(name) is not None else [])
-        rows = zip(
-            getlist("f_attr"), getlist("f_op"), getlist("f_value") + [""] * 10, getlist("f_type") + ["S"] * 10
-        )
+        attributes = getlist("f_attr")
+
+        def column(name: str, blank: str) -> list[str]:
+            # One per attribute: a row given no operator is refused below, never silently dropped.
+            given = getlist(name)
+            return given + [blank] * (len(attributes) - len(given))
+
+        rows = zip(attributes, column("f_op", ""), column("f_value", ""), column("f_type", "S"))
         for attribute, fop, value, kind in rows:
             if not attribute.strip():
                 continue
@@ -234,7 +239,10 @@ def decode_cursor(token: str) -> dict[str, Any]:
         raise QueryError(f"after={token[:40]!r} is not a page cursor of this explorer") from None
     if not isinstance(key, dict) or not all(isinstance(v, dict) and len(v) == 1 for v in key.values()):
         raise QueryError(f"after={token[:40]!r} is not a page cursor of this explorer")
-    return {name: client_wire(value) for name, value in key.items()}
+    try:  # a cursor edited by hand ({"pk": {"M": 5}}): ours, never the converter's AttributeError
+        return {name: client_wire(value) for name, value in key.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise QueryError(f"after={token[:40]!r} is not a page cursor of this explorer") from None
 
 
 def _blank(value: object) -> str | None:

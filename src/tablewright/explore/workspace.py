@@ -137,7 +137,11 @@ def open_explorer(
             except Exception as exc:  # the example's own code is at fault: say which file
                 raise ExploreError(f"{example.generator}: sample data: {type(exc).__name__}: {exc}") from None
         if fresh:
-            rt.create_tables()
+            try:
+                rt.create_tables()
+            except Exception as exc:  # a table DynamoDB refuses (an imported index named "g"): say so
+                message = " ".join(str(exc).split())
+                raise ExploreError(f"{example.design}: its tables cannot be created: {message}") from None
             try:
                 load_sample_data(rt, data)
             except Exception as exc:  # an item the design refuses: a finding about its sample data
