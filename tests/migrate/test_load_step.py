@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tablewright
-from tablewright.migrate import CreateTable, Load, Plan, SqliteRows, run_plan
+from tablewright.migrate import CreateTable, Load, Merge, Plan, Put, SqliteRows, run_plan
 from tablewright.migrate.load import verify_load
 
 SPEC = {
@@ -104,3 +104,22 @@ def test_a_missing_source_file_is_a_failed_step_not_a_traceback(tmp_path: Path):
     )
     report = run_plan(client, plan)
     assert report.steps[-1]["status"] == "failed" and "nope.sqlite" in report.steps[-1]["error"]
+
+
+def head_and_lines(row: dict) -> list:
+    """Row 1 of an order puts its item; the next rows merge into it (a fold across rows)."""
+    item = {"pk": f"O#{row['id'] // 10}"}
+    if row["id"] % 10 == 0:
+        return [Put("readings", {**item, "first": row["value"]})]
+    return [Merge("readings", {**item, f"line{row['id'] % 10}": row["value"]})]
+
+
+@pytest.mark.parametrize("page_size", [7, 250])
+def test_merges_into_an_item_put_on_an_earlier_page_verify(source: Path, page_size: int) -> None:
+    """An item put on one page and merged into on the next was compared, when its page was
+    checked, with the final item: the same load verified or failed depending on --page-size."""
+    client = tablewright.connect()
+    client.create_table(**SPEC)
+    step = Load(SqliteRows(source, "readings"), "readings", head_and_lines)
+    report = run_plan(client, Plan([step], name="fold"), page_size=page_size)
+    assert report.ok, report.steps[0].get("error")

@@ -217,6 +217,23 @@ def test_backfill_is_verified_and_create_index_is_idempotent(tmp_path: Path) -> 
     assert again.ok and again.steps[1]["result"] == "exists" and dump(client) == before
 
 
+def test_backfill_of_missing_values_leaves_and_accepts_the_values_already_there() -> None:
+    """``only_missing`` (the default) skips items that hold the attribute, but the verification
+    recomputed it on every item: a value set earlier by hand failed a backfill that did its job."""
+    client = tablewright.connect()
+    _people(client, 4)
+    client.update_item(
+        TableName="people",
+        Key=encode({"id": "p001"}),
+        UpdateExpression="SET #d = :v",
+        ExpressionAttributeNames={"#d": "double"},
+        ExpressionAttributeValues=encode({":v": -1}),
+    )
+    report = run_plan(client, Plan([Backfill("people", "double", lambda i: i["n"] * 2)], name="fill"))
+    assert report.ok, report.as_dict()
+    assert sorted(i["double"] for i in items(client, "people")) == [-1, 0, 4, 6]
+
+
 def test_dry_run_reports_counts_without_writing() -> None:
     client = tablewright.connect()
     _people(client, 30)

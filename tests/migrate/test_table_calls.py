@@ -51,3 +51,23 @@ def test_ttl_on_a_resumed_create_is_not_sent_twice(tmp_path: Path) -> None:
     assert again.ok and again.steps[0]["result"] == "exists"
     ttl = client.describe_time_to_live(TableName="orders-v2")["TimeToLiveDescription"]
     assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
+
+def test_an_existing_target_without_the_planned_index_fails_the_step(tmp_path: Path) -> None:
+    """A target left from elsewhere with the plan's keys but not its index used to be reported
+    'exists' and filled: the plan was done, and every query on the index failed in production."""
+    client = tablewright.connect()
+    client.create_table(**SPEC)
+    index = {
+        "IndexName": "by-owner",
+        "KeySchema": [{"AttributeName": "owner", "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"},
+    }
+    definitions = [*SPEC["AttributeDefinitions"], {"AttributeName": "owner", "AttributeType": "S"}]
+    spec = {**SPEC, "AttributeDefinitions": definitions, "GlobalSecondaryIndexes": [index]}
+    report = run_plan(client, Plan([CreateTable(spec=spec)], name="shape"), state=tmp_path / "s.json")
+    assert not report.ok
+    assert "index by-owner: wanted owner HASH S, found absent" in report.steps[0]["error"]
+    # The same table with the same shape is what a resumed run finds: left alone, done.
+    again = run_plan(client, Plan([CreateTable(spec=SPEC)], name="same"), state=tmp_path / "t.json")
+    assert again.ok and again.steps[0]["result"] == "exists"

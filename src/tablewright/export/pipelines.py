@@ -245,6 +245,8 @@ def _json(value: Any) -> str:
 
 def terraform(design: Design, spec: dict[str, Any], table_ref: Any) -> str:
     """HCL blocks to append to the tables'; ``table_ref(logical)`` is the table resource address."""
+    from .terraform import hcl_string  # terraform.py imports this module
+
     blocks: list[str] = []
     lambdas = spec.get("lambdas") or {}
     for name, fn in lambdas.items():
@@ -264,8 +266,10 @@ def terraform(design: Design, spec: dict[str, Any], table_ref: Any) -> str:
         )
     for name, rule in (spec.get("topic_rules") or {}).items():
         action = rule.get("action") or {}
-        sql = " ".join(str(rule["sql"]).split()).replace('"', '\\"')
-        head = f'resource "aws_iot_topic_rule" "{_tf(name)}" {{\n  name        = "{_tf(name)}"\n  enabled     = true\n  sql         = "{sql}"\n  sql_version = "{SQL_VERSION}"\n'
+        sql = hcl_string(
+            " ".join(str(rule["sql"]).split())
+        )  # a backslash or a quote escaped, ${ kept as text
+        head = f'resource "aws_iot_topic_rule" "{_tf(name)}" {{\n  name        = "{_tf(name)}"\n  enabled     = true\n  sql         = {sql}\n  sql_version = "{SQL_VERSION}"\n'
         if "dynamodbv2" in action:
             logical = _table(design, action["dynamodbv2"], f"topic rule {name}")
             blocks.append(

@@ -112,7 +112,7 @@ COMPANIONS: dict[str, Callable[[str, Calls], dict[str, Any] | None]] = {
     "aws_dynamodb_resource_policy": lambda name, c: (
         {
             "resource_arn": _table_reference(name, "arn"),
-            "policy": Expression(f"jsonencode({_create(c)['ResourcePolicy']})"),
+            "policy": Expression(f"jsonencode({hcl_value(json.loads(_create(c)['ResourcePolicy']))})"),
         }
         if "ResourcePolicy" in _create(c)
         else None
@@ -120,15 +120,28 @@ COMPANIONS: dict[str, Callable[[str, Calls], dict[str, Any] | None]] = {
 }
 
 
+def hcl_string(text: str) -> str:
+    """A quoted HCL string: JSON's escapes, with ``${`` and ``%{`` doubled so Terraform reads them as
+    text (a tag value ``${team}``, a policy's ``${aws:username}``) rather than as a template."""
+    return json.dumps(text).replace("${", "$${").replace("%{", "%%{")
+
+
 def hcl_value(value: Any) -> str:
-    """An HCL literal: strings and lists as JSON (HCL's syntax for them is the same), bools lower case."""
+    """An HCL literal: strings, lists and objects in JSON's syntax (HCL's is the same) with strings
+    as ``hcl_string`` writes them, bools lower case, None as null."""
     if isinstance(value, Expression):
         return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return str(value)
-    return json.dumps(value)
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{hcl_string(str(k))}: {hcl_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(hcl_value(v) for v in value) + "]"
+    return hcl_string(str(value))
 
 
 def _arguments(values: dict[str, Any], indent: str) -> list[str]:
@@ -143,6 +156,21 @@ def resource_name(name: str) -> str:
     return cleaned if not cleaned[0].isdigit() else f"t_{cleaned}"
 
 
+# A KMS key named other than by its ARN (which the provider's kms_key_arn requires) -> the data source
+# that finds its ARN: (data source type, its argument naming the key, the attribute holding the ARN).
+KMS_LOOKUPS = {True: ("aws_kms_alias", "name", "target_key_arn"), False: ("aws_kms_key", "key_id", "arn")}
+
+
+def kms_key_lookup(key: str | None, name: str) -> tuple[Any, str | None]:
+    """``kms_key_arn``'s value for a design's key, and the data block it needs (None for an ARN): an
+    alias (``alias/orders``) or a key id would fail the provider's ARN check at plan."""
+    if key is None or key.startswith("arn:"):
+        return key, None
+    kind, argument, attribute = KMS_LOOKUPS[key.startswith("alias/")]
+    block = f'data "{kind}" "{resource_name(name)}" {{\n  {argument} = {hcl_string(key)}\n}}'
+    return Expression(f"data.{kind}.{resource_name(name)}.{attribute}"), block
+
+
 NAME_FROM_COMMENT = "# tablewright name_from: "  # read back by tablewright.imports.terraform
 
 
@@ -152,10 +180,15 @@ def resource(name: str, calls: Calls, name_from: str | None = None) -> str:
     if name_from:
         lines.append(f"  {NAME_FROM_COMMENT}{name_from}")
     lines += _arguments({k: get(calls) for k, get in ARGUMENTS.items()}, "  ")
+    data = None
     for block, get in BLOCKS.items():
         for values in get(calls):
+            if block == "server_side_encryption":
+                values["kms_key_arn"], data = kms_key_lookup(values["kms_key_arn"], name)
             lines += ["", f"  {block} {{", *_arguments(values, "    "), "  }"]
     lines.append("}")
+    if data:
+        lines[:0] = [data, ""]
     for kind, arguments in COMPANIONS.items():
         values = arguments(name, calls)
         if values is not None:

@@ -187,8 +187,9 @@ def _coerce(value: Any, key: str = "") -> Any:
 
 def _resolve_tags(tags: Any, template: Template, notes: list[str], rid: str) -> list[dict[str, Any]]:
     """Tags one by one: a tag left to deploy time is listed, the others are kept."""
-    kept = []
-    for tag in resolve(tags, template) if not isinstance(tags, list) else tags:
+    kept: list[dict[str, Any]] = []
+    listed = resolve(tags, template) if not isinstance(tags, list) else tags
+    for tag in listed if listed is not NO_VALUE else []:  # !If [Cond, [...], !Ref AWS::NoValue]
         if not isinstance(tag, dict):
             notes.append(f"table {rid}: tag {tag!r} is not carried: not a {{Key, Value}} mapping")
             continue
@@ -211,8 +212,8 @@ def decide(rid: str, props: dict[str, Any], template: Template, notes: list[str]
         try:
             if prop == "Tags":
                 decided[prop] = _resolve_tags(value, template, notes, rid)
-            else:
-                decided[prop] = resolve(value, template)
+            elif (resolved := resolve(value, template)) is not NO_VALUE:  # !If [C, {...}, !Ref AWS::NoValue]
+                decided[prop] = resolved
         except Undecidable as error:
             if prop == "TableName":
                 decided["name_from"] = describe(value)
@@ -305,6 +306,24 @@ def _included(rid: str, resource: dict[str, Any], template: Template, notes: lis
         return True
 
 
+# Resource attributes that keep a table when its stack deletes or replaces it; a design has no place
+# for them, and the exported template leaves them out (CloudFormation's default is Delete).
+_KEEPING_POLICIES = {
+    "DeletionPolicy": "when its stack is deleted",
+    "UpdateReplacePolicy": "when an update replaces it",
+}
+
+
+def policy_notes(rid: str, resource: dict[str, Any]) -> list[str]:
+    """A note per deletion or replacement policy other than Delete (``Retain``, ``Snapshot``...)."""
+    return [
+        f"table {rid}: {policy} {describe(resource[policy])} is not carried: an exported template"
+        f" deletes the table and its items {when}"
+        for policy, when in _KEEPING_POLICIES.items()
+        if resource.get(policy) not in (None, "Delete")
+    ]
+
+
 def found_instead(resources: dict[str, Any]) -> str:
     """What a template holds, for a 'no table found' message."""
     kinds = sorted({str(r.get("Type")) for r in resources.values() if isinstance(r, dict)})
@@ -324,6 +343,7 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
                 continue
             if not _included(rid, resource, template, notes):
                 continue
+            notes += policy_notes(rid, resource)
             properties = resource.get("Properties") or {}
             if not isinstance(properties, dict):
                 raise ValueError(f"table {rid}: Properties is not a mapping")

@@ -12,6 +12,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from ..export.settings import design_values
 from ..export.wire import WIRE_TO_DESIGN
 from .writer import EntitySketch, Imported, ImportedTable, entity_name, unique_name
 
@@ -54,6 +55,42 @@ def create_request(description: dict[str, Any]) -> dict[str, Any]:
         create["StreamSpecification"] = description["StreamSpecification"]
     create["TableClass"] = description.get("TableClassSummary", {}).get("TableClass", "STANDARD")
     return create
+
+
+_SSE_ON = ("ENABLED", "ENABLING", "UPDATING")
+KMS_KEY_NOTE = (
+    "encryption with the KMS key {arn} is kept as a customer managed key; DescribeTable names the AWS"
+    " managed key (alias/aws/dynamodb) the same way: if it is that one, write encryption: aws_managed"
+)
+
+
+def _settings(description: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Design settings DescribeTable reports (deletion protection, a KMS key) and the assumptions made."""
+    create: dict[str, Any] = {}
+    if description.get("DeletionProtectionEnabled"):
+        create["DeletionProtectionEnabled"] = True
+    sse = description.get("SSEDescription") or {}
+    arn = sse.get("KMSMasterKeyArn")
+    if sse.get("Status") in _SSE_ON:
+        create["SSESpecification"] = {"Enabled": True, "SSEType": "KMS"} | (
+            {"KMSMasterKeyId": arn} if arn else {}
+        )
+    notes = [KMS_KEY_NOTE.format(arn=arn)] if arn and "SSESpecification" in create else []
+    return design_values({"CreateTable": create}), notes
+
+
+def _unheld(description: dict[str, Any]) -> list[str]:
+    """What DescribeTable reports that a design cannot hold: replicas, on-demand maximums."""
+    table = description["TableName"]
+    regions = [r.get("RegionName", "?") for r in description.get("Replicas") or []]
+    notes = (
+        [f"table {table}: a global table: replicas in {', '.join(regions)} are not carried"]
+        if regions
+        else []
+    )
+    limits = {k: v for k, v in (description.get("OnDemandThroughput") or {}).items() if v not in (None, -1)}
+    notes += [f"table {table}: OnDemandThroughput {limits} is not carried"] if limits else []
+    return notes
 
 
 # Answers of an endpoint that does not implement an operation at all (DynamoDB-compatible engines
@@ -124,6 +161,7 @@ def import_tables(
     imported = []
     samples: dict[str, list[dict[str, Any]]] = {}
     taken: set[str] = set()  # entity names given so far
+    notes: list[str] = []
     for table in names:
         description = _call(client, "describe_table", table, TableName=table)["Table"]
         create = create_request(description)
@@ -135,14 +173,22 @@ def import_tables(
         sketch = _sampled(create, items, taken)
         if items:
             samples[sketch.name] = items
+        settings, assumed = _settings(description)
         imported.append(
             ImportedTable(
-                create=create, ttl=_ttl(client, table), pitr=_pitr(client, table), entities=[sketch]
+                create=create,
+                ttl=_ttl(client, table),
+                pitr=_pitr(client, table),
+                entities=[sketch],
+                settings=settings,
+                notes=assumed,
             )
         )
+        notes += _unheld(description)
     return Imported(
         name=name,
         tables=imported,
         source="a live endpoint (DescribeTable and a sample Scan)",
         samples=samples,
+        notes=notes,
     )

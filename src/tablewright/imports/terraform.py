@@ -20,7 +20,7 @@ from typing import Any
 from lark import Tree
 
 from ..export.settings import design_values
-from ..export.terraform import NAME_FROM_COMMENT
+from ..export.terraform import KMS_LOOKUPS, NAME_FROM_COMMENT
 from . import terraform_modules
 from .checks import check_create_table
 from .cloudformation import stand_in_name
@@ -276,9 +276,21 @@ class _Table:
                         "enabled = true: TTL is off as written (the AWS provider's default), so the design "
                         "has no ttl"
                     )
+            elif nested.type == "lifecycle":
+                self._note_prevent_destroy(nested, scope)
             elif nested.type not in META:
                 self.notes.append(f"table {self.label}: block {nested.type} is not carried")
         return self.table()
+
+    def _note_prevent_destroy(self, block: Block, scope: Scope) -> None:
+        """``lifecycle { prevent_destroy = true }`` guards the table's items against a destroy or a
+        replacement; the design has no place for it, and an exported resource lacks it."""
+        expression = block.arguments.get("prevent_destroy")
+        if expression is not None and self.value("lifecycle.prevent_destroy", expression, scope, True):
+            self.notes.append(
+                f"table {self.label}: lifecycle.prevent_destroy is not carried: an exported resource"
+                " lets terraform destroy or replace the table and its items"
+            )
 
     def apply(self, where: str, fill: Callable[[Calls, Any], None], value: Any) -> None:
         """Fill the requests from one argument or block; a wrong value names the table and where."""
@@ -354,6 +366,29 @@ def _variables(blocks: list[Block], folder: Path, scope: Scope) -> None:
             scope.variables[name] = typed(scope.variables[name], constraint, scope, name)
 
 
+class _DataSources(dict[str, Any]):
+    """``data.*`` as far as the files decide it: the KMS keys our export looks up by alias or id
+    (``data.aws_kms_alias.t.target_key_arn`` is the alias the design names); any other data source
+    is read by terraform plan."""
+
+    def __init__(self, blocks: list[Block], scope: Scope) -> None:
+        super().__init__()
+        for kind, argument, attribute in KMS_LOOKUPS.values():
+            for block in blocks:
+                if block.type == "data" and block.labels[:1] == [kind] and argument in block.arguments:
+                    try:
+                        key = evaluate(block.arguments[argument], scope)
+                    except Unresolved:
+                        continue
+                    self.setdefault(kind, {})[block.labels[-1]] = {attribute: key}
+
+    def __missing__(self, kind: str) -> Any:
+        raise Unresolved(f"data.{kind}", "a data source, read by terraform plan")
+
+
+NO_INSTANCE = "not imported: its count or for_each makes no instance with the variables' values"
+
+
 def _instances(label: str, block: Block, scope: Scope) -> list[tuple[str, Scope]]:
     """One (label, scope) per instance of a resource: ``for_each`` and ``count`` expanded."""
     if "for_each" in block.arguments:
@@ -385,18 +420,22 @@ def import_file(path: Path, **_: Any) -> Imported:
         _variables(blocks, folder, scope)
     except Unresolved as error:
         raise ValueError(f"{path}: a variable's default: cannot evaluate {error}") from None
+    scope = scope.with_names(data=_DataSources(blocks, scope))
     notes: list[str] = []
     tables: dict[str, ImportedTable] = {}
     for block in blocks:
         try:
-            if terraform_modules.is_table_module(block, scope) and terraform_modules.creates_table(
-                block, scope
-            ):
+            if terraform_modules.is_table_module(block, scope):
+                if not terraform_modules.creates_table(block, scope):
+                    notes.append(f"table {block.labels[0]}: not imported: create_table is false")
+                    continue
                 block = terraform_modules.as_table_block(block, scope, notes)  # noqa: PLW2901
             if block.type == "resource" and block.labels[:1] == [TABLE] and len(block.labels) != 2:
                 raise ValueError(f"{block.file}: a resource {TABLE} needs exactly one name label")
             if block.type == "resource" and block.labels[:1] == [TABLE]:
                 instances = _instances(block.labels[1], block, scope)
+                if not instances:  # count = var.enabled ? 1 : 0, for_each = {}: none with these values
+                    notes.append(f"table {block.labels[1]}: {NO_INSTANCE}")
                 for label, instance_scope in instances:
                     tables[label] = _Table(label, block, instance_scope, notes).read()
         except Unresolved as error:
@@ -405,6 +444,8 @@ def import_file(path: Path, **_: Any) -> Imported:
         except (KeyError, IndexError, TypeError, AttributeError) as error:  # a shape HCL allows, we do not
             label = block.labels[-1] if block.labels else block.type
             raise ValueError(f"{block.file}: table {label}: cannot read it: {error!r}") from None
+    if not tables and notes:  # every table counted out, or a module told not to create its table
+        raise ValueError(f"{path}: no table to import: {'; '.join(notes)}")
     if not tables:
         raise ValueError(f"{path}: no {TABLE} resource (nor a dynamodb-table module); {_found(blocks)}")
     join_companions(blocks, tables, scope, notes)

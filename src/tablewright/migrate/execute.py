@@ -156,12 +156,19 @@ def _backfill(ctx: Context, step: Backfill) -> dict[str, Any]:
 
 
 def _backfill_mismatches(ctx: Context, step: Backfill) -> int:
+    """Items that do not hold what the backfill was to give them. With ``only_missing`` that is an
+    item still without the attribute: one that held a value before keeps it, whatever the function
+    says now (after the run, nothing tells the items it filled from those it left alone)."""
     function = guarded(step.function, "backfill function", step.function)
 
+    def wrong(item: Item) -> bool:
+        if step.only_missing and step.attribute in item:
+            return False
+        want = function(item)
+        return want is not None and item.get(step.attribute) != want
+
     def handle(_: int, items: list[Item]) -> int:
-        return sum(
-            1 for item in items if (want := function(item)) is not None and item.get(step.attribute) != want
-        )
+        return sum(1 for item in items if wrong(item))
 
     return scan_parallel(ctx.client, step.table, handle, segments=ctx.segments, page_size=ctx.page_size)
 

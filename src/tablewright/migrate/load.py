@@ -178,8 +178,15 @@ def run_load(ctx: Context, step: Load) -> dict[str, Any]:
     }
 
 
+Expected = tuple[str, Item, bool]  # (table, item, partial: only the attributes a Merge sets)
+
+
 def verify_load(client: Any, step: Load, *, page_size: int = 250) -> dict[str, Any]:
-    """Every row transformed again and every resulting item read back by key and compared."""
+    """Every row transformed again and every resulting item read back by key and compared.
+
+    An item that does not match when its page is checked may still be written by a later row (a
+    Merge into the item an earlier row put): it is held, later rows' writes are folded into it, and
+    it is read again at the end, so the verdict does not depend on where the pages break."""
     keys = KeySchemas(client)
     verdict: dict[str, Any] = {
         "ok": True,
@@ -189,46 +196,50 @@ def verify_load(client: Any, step: Load, *, page_size: int = 250) -> dict[str, A
         "different": 0,
         "differences": [],
     }
+    held: dict[tuple, Expected] = {}
     for rows, _ in _pages(step.source, None, page_size):
         verdict["rows"] += len(rows)
-        expected: dict[tuple, tuple[str, Item, bool]] = {}
-        for row in rows:
-            for write in _writes(step, row):
-                key = (write.table, *keys.key_of(write.table, write.item))
-                if isinstance(write, Merge) and key in expected:
-                    expected[key][1].update(write.item)
-                else:
-                    expected[key] = (write.table, dict(write.item), isinstance(write, Merge))
-        _compare(client, keys, list(expected.values()), verdict)
+        expected: dict[tuple, Expected] = {}
+        for write in (w for row in rows for w in _writes(step, row)):
+            key = (write.table, *keys.key_of(write.table, write.item))
+            if key not in expected and key in held:
+                expected[key] = held.pop(key)
+            else:
+                verdict["items"] += key not in expected
+            if isinstance(write, Merge) and key in expected:
+                expected[key][1].update(write.item)
+            else:
+                expected[key] = (write.table, dict(write.item), isinstance(write, Merge))
+        for table, item, partial, _ in _compare(client, keys, list(expected.values())):
+            held[(table, *keys.key_of(table, item))] = (table, item, partial)
+    for table, item, _, problem in _compare(client, keys, list(held.values())):
+        verdict[problem] += 1
+        if len(verdict["differences"]) < SHOWN_DIFFERENCES:
+            key = {n: item[n] for n in keys(table)}
+            verdict["differences"].append({"table": table, "key": repr(key), "problem": problem})
     verdict["ok"] = verdict["missing"] == 0 and verdict["different"] == 0
     return verdict
 
 
-def _compare(
-    client: Any, keys: KeySchemas, expected: list[tuple[str, Item, bool]], verdict: dict[str, Any]
-) -> None:
+def _compare(client: Any, keys: KeySchemas, expected: list[Expected]) -> list[tuple[str, Item, bool, str]]:
+    """The expected items that are missing or different, each with its problem."""
+    failed = []
     for start in range(0, len(expected), BATCH_GET_LIMIT):
         chunk = expected[start : start + BATCH_GET_LIMIT]
         stored = _batch_get(client, keys, chunk)
         for table, item, partial in chunk:
-            verdict["items"] += 1
-            key = {n: item[n] for n in keys(table)}
             found = stored.get((table, *keys.key_of(table, item)))
             wanted = decode(encode(item))
             if found is None:
-                problem = "missing"
+                failed.append((table, item, partial, "missing"))
             elif (partial and any(found.get(k) != v for k, v in wanted.items())) or (
                 not partial and found != wanted
             ):
-                problem = "different"
-            else:
-                continue
-            verdict[problem] += 1
-            if len(verdict["differences"]) < SHOWN_DIFFERENCES:
-                verdict["differences"].append({"table": table, "key": repr(key), "problem": problem})
+                failed.append((table, item, partial, "different"))
+    return failed
 
 
-def _batch_get(client: Any, keys: KeySchemas, chunk: list[tuple[str, Item, bool]]) -> dict[tuple, Item]:
+def _batch_get(client: Any, keys: KeySchemas, chunk: list[Expected]) -> dict[tuple, Item]:
     request: dict[str, dict[str, Any]] = {}
     for table, item, _ in chunk:
         request.setdefault(table, {"Keys": [], "ConsistentRead": True})

@@ -91,7 +91,9 @@ def create(client: Any, spec: dict[str, Any], calls: dict[str, dict[str, Any]]) 
         if error_code(error) != "ResourceInUseException":
             raise
         result = "exists"
-    wait_active(client, spec["TableName"])
+    description = wait_active(client, spec["TableName"])
+    if result == "exists":
+        _check_shape(spec, description)
     for operation, request in calls.items():
         sender, done = _CALLS[operation]
         if result == "exists" and done(client, request):
@@ -105,6 +107,43 @@ def create(client: Any, spec: dict[str, Any], calls: dict[str, dict[str, Any]]) 
                 "(run the migration again to retry it)"
             ) from error
     return result
+
+
+Shape = dict[str, tuple[tuple[str, str, str], ...]]
+
+
+def _shape(table: dict[str, Any]) -> Shape:
+    """The keys of a table and of each index, as (attribute, HASH/RANGE, S/N/B), from a CreateTable
+    request or a DescribeTable answer (the projection is left out: DescribeTable may add to it)."""
+    types = {d["AttributeName"]: d["AttributeType"] for d in table.get("AttributeDefinitions") or []}
+
+    def keys(schema: list[dict[str, Any]]) -> tuple[tuple[str, str, str], ...]:
+        return tuple((k["AttributeName"], k["KeyType"], types.get(k["AttributeName"], "?")) for k in schema)
+
+    shape = {"the table": keys(table.get("KeySchema") or [])}
+    for field in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        shape |= {f"index {i['IndexName']}": keys(i.get("KeySchema") or []) for i in table.get(field) or []}
+    return shape
+
+
+def _shown(keys: tuple[tuple[str, str, str], ...] | None) -> str:
+    return ", ".join(f"{name} {kind} {type_}" for name, kind, type_ in keys) if keys else "absent"
+
+
+def _check_shape(spec: dict[str, Any], description: dict[str, Any]) -> None:
+    """:class:`MigrationError` when a table that already exists has other keys or lacks an index of
+    ``spec``: left alone, it would take the copy and report the plan done without what it asked for."""
+    wanted, found = _shape(spec), _shape(description)
+    differences = [
+        f"{owner}: wanted {_shown(keys)}, found {_shown(found.get(owner))}"
+        for owner, keys in wanted.items()
+        if found.get(owner) != keys
+    ]
+    if differences:
+        raise MigrationError(
+            f"table {spec['TableName']} already exists with another shape than its CreateTable asks for"
+            f" ({'; '.join(differences)}): delete it or change the plan"
+        )
 
 
 def _ttl_done(client: Any, request: dict[str, Any]) -> bool:
