@@ -43,3 +43,19 @@ def test_check_refuses_an_invalid_design(tmp_path):
     bad.write_text("version: 1\nname: bad\ntables: {t: {partition_key: 7}}\n")
     result = CliRunner().invoke(main, ["check", str(bad)])
     assert result.exit_code == 2
+
+
+def test_a_design_whose_index_name_dynamodb_refuses_fails_that_design_not_the_endpoint(tmp_path):
+    """An index named ``g`` (imported as a CloudFormation template wrote it): botocore refuses the
+    CreateTable before sending, which is the design's problem, not an endpoint's."""
+    design = tmp_path / "design.yaml"
+    design.write_text(
+        "version: 1\nname: short\ntables:\n  things:\n    partition_key: {name: pk, type: S}\n"
+        "    indexes:\n      g:\n        kind: global\n        partition_key: {name: gpk, type: S}\n"
+    )
+    result = CliRunner().invoke(main, ["check", str(design), "--format", "json"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)["designs"][0]
+    assert report["status"] == "fail"
+    assert report["error"].startswith("tables: DynamoDB refuses them:") and "IndexName" in report["error"]
+    assert "endpoint" not in result.output

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
 from ..design import DesignError, load
 from ..design.model import Design
@@ -145,6 +145,10 @@ def _run(planned: _Planned, options: CheckOptions, on_progress: ProgressCallback
             report["tables"] = _create_tables(rt, planned, options)
         except ClientError as exc:  # e.g. two designs of one run naming the same table on an endpoint
             report.update(status="fail", error=f"tables: {exc}")
+            return
+        except ParamValidationError as exc:  # refused before sending: a name or size DynamoDB does not take
+            said = " ".join(str(exc).split())
+            report.update(status="fail", error=f"tables: DynamoDB refuses them: {said} (see tablewright lint)")
             return
         data, param_sets = dict(design.samples), {}
         if planned.example.generator is not None:
