@@ -148,7 +148,9 @@ def _run(planned: _Planned, options: CheckOptions, on_progress: ProgressCallback
             return
         except ParamValidationError as exc:  # refused before sending: a name or size DynamoDB does not take
             said = " ".join(str(exc).split())
-            report.update(status="fail", error=f"tables: DynamoDB refuses them: {said} (see tablewright lint)")
+            report.update(
+                status="fail", error=f"tables: DynamoDB refuses them: {said} (see tablewright lint)"
+            )
             return
         data, param_sets = dict(design.samples), {}
         if planned.example.generator is not None:
