@@ -131,6 +131,26 @@ Resources:
     assert "table Orders: UpdateReplacePolicy Snapshot is not carried" in stderr
 
 
+def test_a_tag_written_twice_is_said_and_kept_once(tmp_path: Path) -> None:
+    """CloudFormation refuses a Tags list naming one key twice; the import says so instead of
+    keeping whichever came last in silence."""
+    template = """
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: orders
+      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+      BillingMode: PAY_PER_REQUEST
+      Tags: [{Key: team, Value: a}, {Key: env, Value: prod}, {Key: team, Value: b}]
+"""
+    code, stderr, design = _import(tmp_path, "stack.yaml", template)
+    assert code == 0, stderr
+    assert "tag 'team' is written twice" in stderr
+    assert design["tables"]["orders"]["tags"] == {"team": "b", "env": "prod"}
+
+
 def test_terraform_prevent_destroy_is_listed(tmp_path: Path) -> None:
     """``lifecycle { prevent_destroy = true }`` was read as a Terraform meta-argument with nothing
     to say; a table exported without it can be destroyed with its items."""

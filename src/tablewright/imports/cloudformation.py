@@ -196,6 +196,12 @@ def _resolve_tags(tags: Any, template: Template, notes: list[str], rid: str) -> 
         try:
             value = resolve(tag, template)
             if value is not NO_VALUE:  # !If [Cond, {Key: ..}, !Ref AWS::NoValue]
+                if any(k.get("Key") == value.get("Key") for k in kept):
+                    notes.append(
+                        f"table {rid}: tag {value.get('Key')!r} is written twice (CloudFormation refuses "
+                        "the template): the last value is kept"
+                    )
+                    kept = [k for k in kept if k.get("Key") != value.get("Key")]
                 kept.append(value)
         except Undecidable as error:
             notes.append(f"table {rid}: tag {tag.get('Key')!r} = {error}")
