@@ -66,6 +66,9 @@ def test_outputs_normalise_every_transform_result() -> None:
     ]
     with pytest.raises(TypeError, match="expected an item"):
         outputs([42], "t")
+    assert outputs(Merge("v", {"id": 4}), "t") == [Merge("v", {"id": 4})]  # one write, not in a list
+    with pytest.raises(TypeError, match="expected None, an item, a Put or Merge, or a list"):
+        outputs(42, "t")  # not 'int' object is not iterable
 
 
 def test_plan_step_ids_must_be_unique() -> None:

@@ -228,12 +228,18 @@ class Writer:
 
 
 def outputs(result: Any, target: str) -> list[Put | Merge]:
-    """A transform's result as writes: None drops, a dict is put to ``target``, a list holds
-    ``(table, item)`` pairs or ``Put``/``Merge``."""
+    """A transform's result as writes: None drops, a dict is put to ``target``, a ``Put`` or
+    ``Merge`` is that write, a list holds items, ``(table, item)`` pairs or ``Put``/``Merge``."""
     if result is None:
         return []
     if isinstance(result, dict):
         return [Put(target, result)]
+    if isinstance(result, (Put, Merge)):  # one write, returned bare rather than in a list
+        return [result]
+    if not isinstance(result, list | tuple):
+        raise TypeError(
+            f"transform returned {result!r:.100}: expected None, an item, a Put or Merge, or a list of them"
+        )
     writes: list[Put | Merge] = []
     for entry in result:
         if isinstance(entry, (Put, Merge)):
