@@ -12,6 +12,7 @@ import pytest
 
 import tablewright
 from tablewright.migrate import CreateTable, Load, Merge, Plan, Put, SqliteRows, run_plan
+from tablewright.migrate import load as load_module
 from tablewright.migrate.load import verify_load
 
 SPEC = {
@@ -92,6 +93,23 @@ def test_verification_names_changed_and_missing_items(source: Path, tmp_path: Pa
     assert not verdict["ok"] and verdict["different"] == 1 and verdict["missing"] == 1
     named = {(d["problem"], d["key"]) for d in verdict["differences"]}
     assert named == {("different", repr({"pk": "R#7"})), ("missing", repr({"pk": "R#200"}))}
+
+
+def test_a_load_far_off_is_judged_as_it_goes_past_the_held_limit(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Items found wrong wait for a later page's Merge only up to a limit; past it they are counted
+    at once, with the same verdict (and memory that does not grow with the table)."""
+    client = tablewright.connect(tmp_path / "target.db")
+    step = Load(SqliteRows(source, "readings"), "readings", to_item, name="load")
+    assert run_plan(client, Plan([CreateTable(spec=SPEC), step]), state=tmp_path / "s.json").ok
+    for n in range(1, 31):
+        client.delete_item(TableName="readings", Key={"pk": {"S": f"R#{n}"}})
+    whole = verify_load(client, step, page_size=10)
+    monkeypatch.setattr(load_module, "HELD_LIMIT", 4)
+    limited = verify_load(client, step, page_size=10)
+    assert whole["missing"] == limited["missing"] == 30 and limited["items"] == whole["items"] == 250
+    assert len(limited["differences"]) == 10 and not limited["ok"]
 
 
 def test_a_missing_source_file_is_a_failed_step_not_a_traceback(tmp_path: Path):
