@@ -166,6 +166,17 @@ def test_unknown_things_are_404_with_what_was_asked(examples):
         assert response.status_code == 404 and message in response.json()["error"], (path, params)
 
 
+def test_no_such_route_and_a_method_not_taken_answer_like_every_other_refusal(examples):
+    response = examples.client.get("/no/such/page", params={"_format": "json"})
+    assert response.status_code == 404 and response.json()["error"] == "no such page: /no/such/page"
+    html = examples.client.get("/no/such/page")
+    assert html.status_code == 404 and "text/html" in html.headers["content-type"]
+    assert "no such page" in html.text and "tablewright" in html.text.lower()
+    wrong = examples.client.delete("/tables/evse-events.json")
+    assert wrong.status_code == 405 and "DELETE is not taken here" in wrong.json()["error"]
+    assert "GET" in wrong.headers["allow"]
+
+
 def test_hostile_requests_are_refused(examples):
     assert examples.client.get("/", headers={"Host": "attacker.example"}).status_code == 400
     key = examples.json("/tables/evse-devices", limit=1)["rows"][0]["key"]

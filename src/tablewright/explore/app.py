@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Mount, Route
@@ -71,5 +72,5 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
     return Starlette(
         routes=routes,
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
-        exception_handlers={NotFound: pages.not_found},
+        exception_handlers={NotFound: pages.not_found, HTTPException: pages.http_error},
     )

@@ -80,6 +80,17 @@ class Handlers:
             request, "error.html", data, wants_json(request)[1] or request.url.path.endswith(".json"), 404
         )
 
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such route, a method a page does not take) as the explorer's
+        error page or JSON, like every other refusal, with their headers (``Allow`` on a 405)."""
+        status = getattr(exc, "status_code", 500)
+        said = {404: "no such page", 405: f"{request.method} is not taken here"}.get(status, str(exc))
+        data = {"error": f"{said}: {request.url.path}", "status": status}
+        as_json = wants_json(request)[1] or request.url.path.endswith(".json")
+        response = self.respond(request, "error.html", data, as_json, status)
+        response.headers.update(getattr(exc, "headers", None) or {})
+        return response
+
     def error(self, request: Request, message: str, status: int, as_json: bool) -> Response:
         """A refusal page (or JSON) with ``status``."""
         return self.respond(request, "error.html", {"error": message, "status": status}, as_json, status)
