@@ -212,15 +212,18 @@ def test_links_to_a_design_escape_its_name(odd_times):
 
 
 @pytest.mark.parametrize(
-    "query",
+    "query, said",
     [
-        "f_attr=status&f_value=open",  # no operator: the scan came back unfiltered
-        "f_attr=status&f_op=%3D&f_value=open&f_attr=customer&f_value=C1",  # the second row dropped
+        ("f_attr=status&f_value=open", "operator ''"),  # no operator: the scan came back unfiltered
+        # the second row dropped
+        ("f_attr=status&f_op=%3D&f_value=open&f_attr=customer&f_value=C1", "f_op given for 1 of 2"),
+        # an exists row without a value: 'open' moved onto it and the second row compared with ''
+        ("f_attr=status&f_op=exists&f_attr=status&f_op=%3D&f_value=open", "f_value given for 1 of 2"),
     ],
 )
-def test_a_filter_without_an_operator_is_refused_not_dropped(orders, query):
+def test_a_filter_without_an_operator_is_refused_not_dropped(orders, query, said):
     response = orders.get("/tables/explore-orders.json?" + query)
-    assert response.status_code == 400 and "operator ''" in response.json()["error"], response.text[:300]
+    assert response.status_code == 400 and said in response.json()["error"], response.text[:300]
 
 
 def test_a_cursor_edited_by_hand_is_refused_as_not_ours(orders):

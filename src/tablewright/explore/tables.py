@@ -146,6 +146,12 @@ class ItemQuery:
         def column(name: str, blank: str) -> list[str]:
             # One per attribute: a row given no operator is refused below, never silently dropped.
             given = getlist(name)
+            if given and len(given) != len(attributes) and len(attributes) > 1:
+                # Rows are matched by position: a value left out of one row would move onto the next.
+                raise QueryError(
+                    f"{name} given for {len(given)} of {len(attributes)} filter rows: with several rows, "
+                    f"give each row every field (an empty {name} where it has none)"
+                )
             return given + [blank] * (len(attributes) - len(given))
 
         rows = zip(attributes, column("f_op", ""), column("f_value", ""), column("f_type", "S"))
