@@ -34,6 +34,16 @@ def _aws_like_client(describe_continuous_backups_error: str | None):
         "scan", {"Items": [], "Count": 0, "ScannedCount": 0}, {"TableName": "orders", "Limit": 25}
     )
     stub.add_response(
+        "list_tags_of_resource",
+        {"Tags": [{"Key": "team", "Value": "carts"}], "NextToken": "more"},
+        {"ResourceArn": description["TableArn"]},
+    )
+    stub.add_response(
+        "list_tags_of_resource",
+        {"Tags": [{"Key": "env", "Value": "prod"}]},
+        {"ResourceArn": description["TableArn"], "NextToken": "more"},
+    )
+    stub.add_response(
         "describe_time_to_live",
         {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}},
         {"TableName": "orders"},
@@ -64,6 +74,8 @@ def test_an_endpoint_without_backups_reports_pitr_off() -> None:
     with stub:
         imported = import_tables(client)
     assert [t.pitr for t in imported.tables] == [False]
+    # Both pages of ListTagsOfResource (a principal that may describe may list tags: dynamodb:List*).
+    assert imported.tables[0].settings["tags"] == {"team": "carts", "env": "prod"}
 
 
 def test_the_embedded_engine_reports_pitr_as_set() -> None:
@@ -75,3 +87,12 @@ def test_the_embedded_engine_reports_pitr_as_set() -> None:
     )
     imported = import_tables(client)
     assert {t.create["TableName"]: t.pitr for t in imported.tables} == {"orders": True, "events": False}
+
+
+def test_the_embedded_engines_tags_are_imported_and_reach_the_design() -> None:
+    client = tablewright.connect()
+    client.create_table(TableName="orders", Tags=[{"Key": "team", "Value": "carts"}], **KEYED)
+    client.create_table(TableName="events", **KEYED)
+    imported = {t.create["TableName"]: t for t in import_tables(client).tables}
+    assert imported["orders"].settings["tags"] == {"team": "carts"}
+    assert "tags" not in imported["events"].settings

@@ -201,6 +201,9 @@ class _Endpoint:
     def describe_time_to_live(self, **_: Any) -> dict[str, Any]:
         return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
 
+    def list_tags_of_resource(self, **_: Any) -> dict[str, Any]:
+        return {"Tags": []}
+
     def describe_continuous_backups(self, **_: Any) -> dict[str, Any]:
         return {"ContinuousBackupsDescription": {}}
 

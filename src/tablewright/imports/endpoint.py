@@ -64,9 +64,10 @@ KMS_KEY_NOTE = (
 )
 
 
-def _settings(description: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Design settings DescribeTable reports (deletion protection, a KMS key) and the assumptions made."""
-    create: dict[str, Any] = {}
+def _settings(description: dict[str, Any], tags: list[dict[str, str]]) -> tuple[dict[str, Any], list[str]]:
+    """Design settings DescribeTable reports (deletion protection, a KMS key), the table's tags, and
+    the assumptions made."""
+    create: dict[str, Any] = {"Tags": tags} if tags else {}
     if description.get("DeletionProtectionEnabled"):
         create["DeletionProtectionEnabled"] = True
     sse = description.get("SSEDescription") or {}
@@ -126,6 +127,26 @@ def _pitr(client: Any, table: str) -> bool:
     return found.get("PointInTimeRecoveryDescription", {}).get("PointInTimeRecoveryStatus") == "ENABLED"
 
 
+def _tags(client: Any, table: str, arn: str | None) -> list[dict[str, str]]:
+    """The table's tags (every page of ListTagsOfResource); none where the endpoint does not
+    implement the call. A refusal is an error, as for backups: tags are not silently "none"."""
+    if not arn:
+        return []
+    tags: list[dict[str, str]] = []
+    request: dict[str, Any] = {"ResourceArn": arn}
+    while True:
+        try:
+            page = client.list_tags_of_resource(**request)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in _NOT_IMPLEMENTED:
+                return []
+            raise EndpointImportError(f"table {table}: {error}") from error
+        tags += page.get("Tags", [])
+        if not page.get("NextToken"):
+            return tags
+        request["NextToken"] = page["NextToken"]
+
+
 def _json_safe(value: Any) -> Any:
     """A boto3 wire value with bytes as base64 text, as DynamoDB's JSON (and Workbench) writes them."""
     if isinstance(value, bytes | bytearray):
@@ -173,7 +194,7 @@ def import_tables(
         sketch = _sampled(create, items, taken)
         if items:
             samples[sketch.name] = items
-        settings, assumed = _settings(description)
+        settings, assumed = _settings(description, _tags(client, table, description.get("TableArn")))
         imported.append(
             ImportedTable(
                 create=create,
@@ -188,7 +209,7 @@ def import_tables(
     return Imported(
         name=name,
         tables=imported,
-        source="a live endpoint (DescribeTable and a sample Scan)",
+        source="a live endpoint (DescribeTable, ListTagsOfResource and a sample Scan)",
         samples=samples,
         notes=notes,
     )
