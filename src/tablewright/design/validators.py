@@ -380,15 +380,24 @@ RULES: dict[str, tuple[Callable[[Attribute], bool], Callable[[Attribute, object]
 }
 
 
+def type_problem(attr: Attribute, value: object) -> str | None:
+    """Why a (non-null) ``value`` is not of the attribute's type, or None: the type rule alone, for
+    callers that name a stored value (a key to look up) rather than write one."""
+    if TYPE_CHECKS[attr.type](value):
+        return None
+    wanted = TYPE_HINTS.get(attr.type, attr.type)
+    return f"{value!r} ({type(value).__name__}) is not {attr.type}: expected {wanted}"
+
+
 def check_attribute(attr: Attribute, value: object, path: str) -> list[tuple[str, str, str]]:
     """Check one value against an attribute declaration; returns ``(path, rule, message)`` triples."""
     if value is None:
         if attr.nullable or attr.type == "null":
             return []
         return [(path, "nullable", "is null but the attribute is not nullable")]
-    if not TYPE_CHECKS[attr.type](value):
-        wanted = TYPE_HINTS.get(attr.type, attr.type)
-        return [(path, "type", f"{value!r} ({type(value).__name__}) is not {attr.type}: expected {wanted}")]
+    wrong = type_problem(attr, value)
+    if wrong:
+        return [(path, "type", wrong)]
     problems = [
         (path, rule, msg)
         for rule, (declared, check) in RULES.items()

@@ -13,7 +13,7 @@ from datetime import datetime
 from ..design.entities import TIMESTAMP_FORMATS
 from ..design.model import Design, Entity, Table
 from ..design.templates import KeyTemplate, TemplateValueError
-from ..design.validators import Violation, check_attribute
+from ..design.validators import Violation, type_problem
 from .errors import ValidationError
 from .markers import is_marker
 from .wire import Record
@@ -158,11 +158,9 @@ def key_type_violations(entity: Entity, natural_key: Mapping[str, object]) -> li
             continue
         if isinstance(value, datetime) and attr.format in TIMESTAMP_FORMATS:
             continue  # a lookup may name an instant; the key renders it as the attribute stores it
-        found += [
-            Violation(entity.name, path, rule, message)
-            for path, rule, message in check_attribute(attr, value, name)
-            if rule == "type"
-        ]
+        wrong = type_problem(attr, value)
+        if wrong:
+            found.append(Violation(entity.name, name, "type", wrong))
     return found
 
 
