@@ -8,6 +8,8 @@ starting ``tablewright explore`` takes a second.
 from __future__ import annotations
 
 import base64
+import html
+import json
 import re
 import time
 import warnings
@@ -74,6 +76,28 @@ def test_numbers_past_64_bits_are_shown_exactly_not_a_500(bare, engine):
     page = bare.get("/tables/plain-table/item.json", params={"key": '{"pk":{"S":"big"}}'})
     assert page.status_code == 200, page.text[:300]
     assert page.json()["plain"]["m"] == negative and sorted(page.json()["plain"]["ns"], key=str) == [1, big]
+
+
+def test_plain_json_holds_a_number_as_a_number_only_where_a_double_holds_it(bare, engine):
+    """JavaScript reads JSON numbers into doubles: 2^53 + 1 would be copied as 2^53. The row's copy
+    text is the server's, the same as the item page shows (it was worked out again in explore.js)."""
+    numbers = {"odd": "9007199254740993", "even": "9007199254740992", "tiny": "0.0000001", "half": "-0.5"}
+    item = {"pk": {"S": "n"}, **{k: {"N": v} for k, v in numbers.items()}, "ns": {"NS": ["9007199254740993"]}}
+    engine.put_item(TableName="plain-table", Item=item)
+    row_plain = bare.get("/tables/plain-table.json").json()["rows"][0]["plain"]
+    assert row_plain == {
+        "pk": "n",
+        "odd": "9007199254740993",
+        "even": 2**53,
+        "tiny": 1e-7,
+        "half": -0.5,
+        "ns": ["9007199254740993"],
+    }
+    table_page = bare.get("/tables/plain-table").text
+    (copies,) = re.findall(r'<script type="application/json" id="items-plain">(.*?)</script>', table_page)
+    item_page = bare.get("/tables/plain-table/item", params={"key": '{"pk":{"S":"n"}}'}).text
+    (shown,) = re.findall(r'<pre id="plain-json">(.*?)</pre>', item_page, re.S)
+    assert json.loads(copies) == [html.unescape(shown)]
 
 
 def test_every_page_answers_json_with_a_json_suffix(orders):

@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from .forms import ItemPages
 from .handlers import NotFound, human_bytes, quote
-from .items import cell, script_json, to_json
+from .items import cell, plain, script_json, to_json
 from .pages import Pages
 from .rows import items_body
 from .workspace import Explorer
@@ -45,6 +45,7 @@ def create_app(explorer: Explorer, *, allowed_hosts: set[str] | None = None) -> 
     env.filters["json"] = lambda value: to_json(value, indent=False)
     env.filters["pretty"] = to_json
     env.filters["script_json"] = script_json
+    env.filters["plain"] = plain
     env.filters["bytes"] = human_bytes
     env.filters["path"] = quote  # a name as one path segment: a design folder may be "a #1?"
     env.globals["cell"] = cell

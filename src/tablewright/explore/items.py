@@ -98,8 +98,21 @@ def _no_big_ints(value: object) -> object:
 
 
 def plain(wire_item: Mapping[str, Any]) -> dict[str, object]:
-    """A DynamoDB JSON item as plain JSON-ready values (numbers as numbers, sets as lists, binary as base64)."""
-    return orjson.loads(_dumps(item_from_wire(client_wire(wire_item))))
+    """A DynamoDB JSON item as plain JSON-ready values: sets as lists, binary as base64, and a number
+    as a number where a double holds it exactly, else as its exact text. JavaScript, and many other
+    readers of JSON, read every number into a double: 9007199254740993 would be copied as ...992."""
+    return orjson.loads(_dumps(_doubles_or_text(item_from_wire(client_wire(wire_item)))))
+
+
+def _doubles_or_text(value: object) -> object:
+    """``value`` with every integer no double holds as a Decimal, which ``_plain_default`` spells as text."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if -(2**53) <= value <= 2**53 or float(value) == value else Decimal(value)
+    if isinstance(value, dict):
+        return {k: _doubles_or_text(v) for k, v in value.items()}
+    if isinstance(value, list | set | frozenset):
+        return type(value)(_doubles_or_text(v) for v in value)
+    return value
 
 
 def to_json(value: object, *, indent: bool = True) -> str:

@@ -20,25 +20,10 @@ function fallbackCopy(text, done) {
   done();
 }
 
-// DynamoDB JSON -> plain JSON: numbers as numbers where exact, sets as lists, binary as base64 text.
-function plainValue(value) {
-  const [kind, inner] = Object.entries(value)[0];
-  switch (kind) {
-    case "N": return String(Number(inner)) === inner ? Number(inner) : inner;
-    case "NS": return inner.map((n) => (String(Number(n)) === n ? Number(n) : n));
-    case "NULL": return null;
-    case "L": return inner.map(plainValue);
-    case "M": return plainItem(inner);
-    default: return inner;
-  }
-}
-
-function plainItem(item) {
-  return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, plainValue(value)]));
-}
-
 function setUpCopy() {
-  let items = null;
+  // The plain JSON of each row is the server's text, as on the item page: parsed here, a number past
+  // 2^53 would be rounded.
+  let wire = null, plain = null;
   document.addEventListener("click", (event) => {
     const button = event.target.closest(".copy, .copy-pre");
     if (!button) return;
@@ -46,10 +31,14 @@ function setUpCopy() {
       copyText(document.getElementById(button.dataset.target).textContent, button);
       return;
     }
-    items = items || JSON.parse(document.getElementById("items-data").textContent);
     const index = Number(button.closest(".item").dataset.index);
-    const value = button.dataset.copy === "ddb" ? items[index] : plainItem(items[index]);
-    copyText(JSON.stringify(value, null, 2), button);
+    if (button.dataset.copy === "ddb") {
+      wire = wire || JSON.parse(document.getElementById("items-data").textContent);
+      copyText(JSON.stringify(wire[index], null, 2), button);
+    } else {
+      plain = plain || JSON.parse(document.getElementById("items-plain").textContent);
+      copyText(plain[index], button);
+    }
   });
 }
 
