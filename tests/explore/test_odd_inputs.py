@@ -276,3 +276,59 @@ def test_an_edit_of_a_key_field_is_refused_not_dropped(orders):
     form = {"_token": _token(orders, "explore-orders"), "action": "update", "attr:customer": "C999"}
     response = orders.post("/tables/explore-orders/item.json", params={"key": key}, data=form)
     assert response.status_code == 409 and "customer: part of the item's key" in response.json()["refused"]
+
+
+_READINGS = """
+version: 1
+name: readings
+tables:
+  readings: {name: explore-readings, partition_key: {name: pk, type: S}, sort_key: {name: at_ns, type: N}}
+entities:
+  Reading:
+    table: readings
+    version: version
+    attributes:
+      sensor: {type: string, required: true}
+      at_ns: {type: number, required: true}
+      value: {type: number}
+      version: {type: number}
+    keys:
+      table: {pk: "SENSOR#{sensor}", sk: "{at_ns}"}
+samples:
+  Reading:
+    - {sensor: s1, at_ns: 1764201600123456789, value: 1, version: 1}
+    - {sensor: s1, at_ns: 1764201600123456790, value: 2, version: 1}
+"""
+
+
+def test_an_item_whose_key_number_no_double_holds_is_edited_and_deleted(tmp_path: Path):
+    """Nanosecond times pass 2^53: the edit must address the stored number, not its plain text."""
+    (tmp_path / "design.yaml").write_text(_READINGS)
+    with _client(open_explorer([tmp_path / "design.yaml"], writable=True)) as client:
+        key = json.dumps({"pk": {"S": "SENSOR#s1"}, "at_ns": {"N": "1764201600123456789"}})
+        form = {"_token": _token(client, "explore-readings"), "action": "update", "attr:value": "7"}
+        updated = client.post("/tables/explore-readings/item.json", params={"key": key}, data=form)
+        assert updated.status_code == 200, updated.text[:300]
+        item = client.get("/tables/explore-readings/item.json", params={"key": key}).json()["item"]
+        assert item["value"] == {"N": "7"} and item["version"] == {"N": "2"}
+        form["action"] = "delete"
+        deleted = client.post("/tables/explore-readings/item.json", params={"key": key}, data=form)
+        assert deleted.status_code == 200, deleted.text[:300]
+        rows = client.get("/tables/explore-readings.json").json()["rows"]
+        assert [r["item"]["at_ns"]["N"] for r in rows] == ["1764201600123456790"]
+
+
+@pytest.mark.parametrize("seen", ["abc", "2.0", "²", "-1"])
+def test_a_version_that_is_not_a_number_is_refused_not_ignored(orders, seen):
+    """Ignored, the edit went ahead without its optimistic check and could undo a change stored since."""
+    row = orders.get("/tables/explore-orders.json").json()["rows"][0]
+    form = {
+        "_token": _token(orders, "explore-orders"),
+        "action": "update",
+        "_version": seen,
+        "attr:status": "paid",
+    }
+    response = orders.post("/tables/explore-orders/item.json", params={"key": row["key"]}, data=form)
+    assert response.status_code == 409 and "is not a version number" in response.json()["refused"]
+    after = orders.get("/tables/explore-orders/item.json", params={"key": row["key"]}).json()["item"]
+    assert after == row["item"]

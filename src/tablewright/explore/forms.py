@@ -13,7 +13,7 @@ from starlette.responses import RedirectResponse, Response
 from ..runtime.items import key_fields
 from . import edit, tables
 from .handlers import Handlers, JsonPage, NotFound, client_message, in_thread, quote, read_form, wants_json
-from .items import EntityReader, plain, to_json
+from .items import EntityReader, exact, plain, to_json
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 
@@ -82,7 +82,7 @@ class ItemPages(Handlers):
             return self.error(request, f"action {action!r}: use update or delete", 400, as_json)
         try:
             if workspace and info and info.entity:
-                await in_thread(self._design_write, workspace, info.entity, action, data["plain"], form)
+                await in_thread(self._design_write, workspace, info.entity, action, exact(item), form)
             else:
                 await in_thread(self._raw_write, name, action, data, form)
         except edit.WriteRefused as exc:
@@ -123,9 +123,14 @@ class ItemPages(Handlers):
     def _design_write(self, workspace: Any, entity: str, action: str, stored: dict, form: Any) -> None:
         rt = workspace.runtime
         found = workspace.design.entities[entity]
-        if found.version_attribute and (form.get("_version") or "").strip().isdigit():
+        seen = (form.get("_version") or "").strip()
+        if found.version_attribute and seen:
             # The version the person saw when the form was drawn: a change stored since is a conflict.
-            stored = {**stored, found.version_attribute: int(form["_version"])}
+            # One that is not a version cannot be checked, and an edit without the check could undo a
+            # change stored since.
+            if not seen.isascii() or not seen.isdigit():
+                raise edit.WriteRefused(f"_version {seen!r} is not a version number: reload the item")
+            stored = {**stored, found.version_attribute: int(seen)}
         if action == "delete":
             edit.delete(rt, entity, stored)
             return

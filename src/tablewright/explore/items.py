@@ -97,11 +97,17 @@ def _no_big_ints(value: object) -> object:
     return value
 
 
+def exact(wire_item: Mapping[str, Any]) -> dict[str, object]:
+    """A DynamoDB JSON item as the Python values the runtime writes: every number as stored (``int``
+    or ``Decimal``), binary as bytes, sets as sets. What edits start from; ``plain`` is for reading."""
+    return item_from_wire(client_wire(wire_item))
+
+
 def plain(wire_item: Mapping[str, Any]) -> dict[str, object]:
     """A DynamoDB JSON item as plain JSON-ready values: sets as lists, binary as base64, and a number
     as a number where a double holds it exactly, else as its exact text. JavaScript, and many other
     readers of JSON, read every number into a double: 9007199254740993 would be copied as ...992."""
-    return orjson.loads(_dumps(_doubles_or_text(item_from_wire(client_wire(wire_item)))))
+    return orjson.loads(_dumps(_doubles_or_text(exact(wire_item))))
 
 
 def _doubles_or_text(value: object) -> object:
