@@ -145,6 +145,32 @@ def test_init_from_an_embedded_database(tmp_path: Path) -> None:
     _assert_every_pattern_ran(folder)
 
 
+def test_init_keeps_tables_whose_names_fold_to_one(tmp_path: Path) -> None:
+    """order-lines, order_lines and Order.Lines were one table, one entity and one pattern."""
+    db = tmp_path / "live.db"
+    client = tablewright.connect(str(db))
+    physical = ["order-lines", "order_lines", "Order.Lines"]
+    for name in physical:
+        client.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        client.put_item(TableName=name, Item={"pk": {"S": f"in {name}"}})
+    folder = tmp_path / "design"
+    result = CliRunner().invoke(main, ["init", str(folder), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    design = load(folder / "design.yaml")
+    assert sorted(t.table_name for t in design.tables.values()) == sorted(physical)
+    assert len(design.entities) == len(design.patterns) == 3
+    assert "fold to the logical name 'order_lines'" in design.description
+    assert sorted(s["pk"] for items in design.samples.values() for s in items) == sorted(
+        f"in {name}" for name in physical
+    )
+    _assert_every_pattern_ran(folder)
+
+
 def test_init_from_a_served_endpoint(tmp_path: Path) -> None:
     with served() as (url, _banner):
         _fill(tablewright.connect(endpoint_url=url), "events")

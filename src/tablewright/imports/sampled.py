@@ -9,14 +9,13 @@ the items carry them (``additional_attributes``). Binary attributes are left out
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
 from ..design.scaffold import snake
 from ..export.wire import KEY_TO_DESIGN, from_client
 from .endpoint import import_tables
-from .writer import logical_name, table_dict
+from .writer import design_names, table_dict
 
 
 def _yaml_value(value: Any) -> Any:
@@ -43,11 +42,6 @@ def _sample(client: Any, table: str, limit: int) -> list[dict[str, Any]]:
     return out
 
 
-def entity_name(table: str) -> str:
-    """``order-lines`` -> ``OrderLines``: the one entity an imported table holds."""
-    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", table) if w) or "Item"
-
-
 def _keys(schema: list[dict[str, str]]) -> tuple[str, str | None]:
     hash_key = next(k["AttributeName"] for k in schema if k["KeyType"] == "HASH")
     range_key = next((k["AttributeName"] for k in schema if k["KeyType"] == "RANGE"), None)
@@ -68,9 +62,13 @@ def design_from_endpoint(
         "patterns": {},
     }
     data: dict[str, list[dict[str, Any]]] = {}
-    for table in imported.tables:
-        create, logical = table.create, logical_name(table.create["TableName"])
-        entity = entity_name(create["TableName"])
+    # Tables whose names differ only in case or punctuation (order-lines, order_lines) fold to one
+    # logical and entity name: each keeps its own, suffixed, as `tablewright import` does.
+    names = design_names(imported)
+    if names.changed:
+        design["description"] += " Renamed: " + "; ".join(names.changed) + "."
+    for table, logical, (entity, *_) in zip(imported.tables, names.tables, names.entities, strict=True):
+        create = table.create
         design["tables"][logical] = table_dict(table)
         types = {d["AttributeName"]: d["AttributeType"] for d in create["AttributeDefinitions"]}
         design["entities"][entity] = {
