@@ -18,13 +18,16 @@ import pytest
 from botocore.exceptions import ClientError
 
 BACKENDS = ("engine", "serve", "endpoint", "moto")
-# Unset: every test taking ``client`` or ``resource`` runs on the in-process engine, on
-# ``tablewright serve`` and on moto (the default run, CI's too; the moto runs are ``slow``). Set to one
-# backend: the suite runs on that one only (``endpoint`` is only ever chosen so).
-_CHOSEN = os.environ.get("TABLEWRIGHT_BACKEND", "").strip()
-if _CHOSEN and _CHOSEN not in BACKENDS:
-    raise RuntimeError(f"TABLEWRIGHT_BACKEND must be one of {', '.join(BACKENDS)}; got {_CHOSEN!r}")
-SELECTED: tuple[str, ...] = (_CHOSEN,) if _CHOSEN else ("engine", "serve", "moto")
+# Unset: every test taking ``client`` or ``resource`` runs on the in-process engine and on
+# ``tablewright serve`` (the default run, CI's too). Set to one backend, or to several separated by
+# commas (``engine,serve,moto``: the moto cross-check beside them), the suite runs on those.
+_CHOSEN = tuple(b.strip() for b in os.environ.get("TABLEWRIGHT_BACKEND", "").split(",") if b.strip())
+if any(b not in BACKENDS for b in _CHOSEN):
+    raise RuntimeError(
+        f"TABLEWRIGHT_BACKEND must be one or more of {', '.join(BACKENDS)} (comma-separated); "
+        f"got {os.environ['TABLEWRIGHT_BACKEND']!r}"
+    )
+SELECTED: tuple[str, ...] = tuple(dict.fromkeys(_CHOSEN)) or ("engine", "serve")
 # The backend a test that does not take ``client`` or ``resource`` stands for (run once).
 BACKEND = SELECTED[0]
 # Reached over HTTP through a table namespace (conformance/_backends.py).

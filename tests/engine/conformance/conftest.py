@@ -1,8 +1,9 @@
 """Fixtures for the conformance suite: a boto3 client/resource on the chosen backend, and tables.
 
 ``TABLEWRIGHT_BACKEND`` picks where the suite's requests go (docs/conformance.md); unset, every
-test taking ``client`` or ``resource`` runs three times, on ``engine``, ``serve`` and ``moto`` (the
-moto runs marked ``slow``, so out of the fast subset):
+test taking ``client`` or ``resource`` runs twice, on ``engine`` and ``serve`` (the serve runs marked
+``slow``, so out of the fast subset); ``moto`` runs only when named (``TABLEWRIGHT_BACKEND=moto``, or
+``engine,serve,moto``):
 
 - ``engine``: boto3 served in-process by a fresh in-memory engine (``tablewright.connect()``);
 - ``serve``: one ``tablewright serve`` process per test session (in memory, 127.0.0.1, a free port),
@@ -78,7 +79,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if marker is not None and marker.kwargs["reason"] is not None:  # None: moto_agrees
             item.add_marker(pytest.mark.xfail(reason=marker.kwargs["reason"], strict=marker.kwargs["strict"]))
         if len(SELECTED) > 1:
-            item.add_marker(pytest.mark.slow)  # the cross-check runs in CI, not in the edit-test loop
+            item.add_marker(pytest.mark.slow)  # with others: out of the edit-test loop too
 
 
 def _backend_of(item: pytest.Item) -> str:
