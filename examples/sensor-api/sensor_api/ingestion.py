@@ -20,9 +20,10 @@ written as the marker, *pending*, then one transaction of its readings, then the
 
 The runtime's ``put_many`` plans the same way but keeps its marker in the readings' own table; the
 document prescribes a separate ``processed_batches`` table, hence this module (README, decisions).
-Both plans go through the runtime's public calls: ``rt.compose`` validates every reading,
-``rt.transact`` writes the marker (a create) with the readings, and a ``ConflictError`` on
-operation 0 (the marker) means the batch_id was seen before.
+Both plans go through the runtime's public calls: ``rt.transact`` validates every reading before
+it writes anything (``rt.compose`` does first where the batch is refused for something else or
+written in several transactions), writes the marker (a create) with the readings, and a
+``ConflictError`` on operation 0 (the marker) means the batch_id was seen before.
 """
 
 from __future__ import annotations
@@ -115,11 +116,19 @@ def ingest_batch(
     violations = _unknown_fields(readings) + _foreign_batch_fields(readings, shared)
     violations += _timestamp_window(readings, moment)
     values = [{**dict(r), **shared} for r in readings]  # the batch's identity wins, never a reading's
-    violations += _reading_violations(rt, values, moment) + _same_instant(values)
+    repeated = _same_instant(values)
+    one_transaction = len(values) + 1 <= MAX_TRANSACTION_ACTIONS
+    if violations or repeated or not one_transaction or not _digestible(values):
+        # Every reading's rules too, so that the answer lists every problem at once, and before
+        # the marker of a batch written in several transactions (or whose digest cannot be made).
+        # A batch of one transaction is checked by the transaction, before it writes anything:
+        # each reading composed once, not twice (composing was half of an ingest's time).
+        violations += _reading_violations(rt, values, moment)
+    violations += repeated
     if violations:
         raise ValidationError("Reading", violations)
     marker = {"batch_id": batch_id, "hardware_id": hardware_id, "readings_digest": readings_digest(values)}
-    if len(values) + 1 <= MAX_TRANSACTION_ACTIONS:
+    if one_transaction:
         result = _one_transaction(rt, marker, values, moment)
     else:
         result = _marker_first(rt, marker, values, moment)
@@ -220,6 +229,16 @@ def _reading_violations(
     return found
 
 
+def _digestible(values: Sequence[Mapping[str, object]]) -> bool:
+    """Whether every reading has a time ``readings_digest`` can spell: a finite number (a string, a
+    map or a missing time is the validation's to name)."""
+    return all(_is_number(value.get("timestamp_ms")) for value in values)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | Decimal) and not isinstance(value, bool) and Decimal(value).is_finite()
+
+
 def _same_instant(values: Sequence[Mapping[str, object]]) -> list[Violation]:
     # Two readings of one batch at the same millisecond would compose the same ts_batch key and the
     # second would silently replace the first.
@@ -247,7 +266,10 @@ def _one_transaction(rt: Runtime, marker: dict, values: list[dict], now: datetim
             raise
         return _duplicate(rt, marker, values)
     except ValidationError as error:
-        raise _as_readings(error, offset=-1) from None  # operation 0 is the marker
+        # In the words of a batch checked before writing (each reading's rules, by index); the
+        # marker's rules are the readings' batch_id rules, so it has none of its own to add.
+        found = _reading_violations(rt, values, now)
+        raise (ValidationError("Reading", found) if found else _as_readings(error, offset=-1)) from None
     return IngestResult("accepted", marker["batch_id"], len(values), result.plan)
 
 
