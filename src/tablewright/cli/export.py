@@ -24,8 +24,8 @@ from .errors import CommandError
 )
 def export(design_path: str, fmt: str, out: str | None) -> None:
     """Export DESIGN (a design file or an example folder) to another format (stdout unless --out).
-    Exit 2 when the design does not load or its sample data (generate.py) cannot be exported, 3 when
-    --out cannot be written."""
+    Exit 2 when the design does not load or its sample data (samples:, generate.py) cannot be
+    exported, 3 when --out cannot be written."""
     from tablewright.design import load
     from tablewright.design.files import design_files
     from tablewright.export import export as run_export

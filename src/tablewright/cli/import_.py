@@ -1,6 +1,7 @@
 """``tablewright import FILE --from FORMAT``: a design file from a NoSQL Workbench model, a
-CloudFormation or SAM template, a Serverless Framework file, Terraform (a file or a folder), or
-(``--from endpoint``) the tables of a live endpoint."""
+CloudFormation or SAM template, a Serverless Framework file, Terraform (a file or a folder),
+CreateTable requests (``export --to create-table``), or (``--from endpoint``) the tables of a live
+endpoint."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def _recognised(source: str | None, endpoint: str | None) -> str:
     if found is None:
         raise click.UsageError(
             f"cannot tell what {source} is (no NoSQL Workbench DataModel, CloudFormation/SAM Resources, "
-            f"Serverless service or Terraform block in it): name it with --from {'|'.join(FORMATS)}"
+            f"Serverless service, Terraform block or CreateTable request in it): name it with "
+            f"--from {'|'.join(FORMATS)}"
         )
     click.echo(f"tablewright import: reading {source} as {found[1]}", err=True)
     return found[0]

@@ -14,7 +14,9 @@ from tablewright.lint.text import render_text
 
 
 def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
-    data: dict[str, object] = {"disable": [d for item in disable for d in item.split(",") if d]}
+    # Spaces around the separators are how people write lists ("TW502, TW303", "TW502 = error").
+    names = (d.strip() for item in disable for d in item.split(","))
+    data: dict[str, object] = {"disable": [d for d in names if d]}
     levels: dict[str, str] = {}
     for item in severity:
         rule, sep, level = item.partition("=")
@@ -22,7 +24,7 @@ def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
             raise click.BadParameter(
                 f"{item!r}: write RULE=LEVEL, e.g. TW105=warning", param_hint="--severity"
             )
-        levels[rule] = level
+        levels[rule.strip()] = level.strip()
     data["severity"] = levels
     try:
         return LintConfig.from_mapping(data)

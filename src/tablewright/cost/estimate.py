@@ -195,6 +195,11 @@ def marker_write_units(writes: EntityWrites) -> float:
     return marker * (writes.markers * writes.creates * writes.create_factor + swaps)
 
 
+def marker_writes(writes: EntityWrites) -> float:
+    """Marker items put or deleted per second: each is an item of the table, so each is a stream record."""
+    return writes.markers * writes.creates + 2 * len(writes.moved) * writes.updates
+
+
 def read_before_write_units(design: Design, name: str, writes: EntityWrites) -> float:
     """Read units per second of the strongly consistent GetItem the runtime makes on the item's own
     key before every update, and before a create of an entity with ``unique`` constraints."""
@@ -234,7 +239,9 @@ def _entity(design: Design, name: str, result: Estimate) -> None:
         _add_items(target, items * share, index_entry_size(design, name, index))
         target.write_units += SECONDS_PER_MONTH * item_write_units(design, name, index, writes)
     if table.stream:
-        result.stream_records[entity.table] = result.stream_records.get(entity.table, 0.0) + creates + updates
+        markers = marker_writes(writes) * SECONDS_PER_MONTH
+        records = creates + updates + markers
+        result.stream_records[entity.table] = result.stream_records.get(entity.table, 0.0) + records
     _ttl(design, name, creates, result)
 
 

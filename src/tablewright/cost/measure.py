@@ -2,10 +2,11 @@
 DynamoDB's rules charge (ReturnConsumedCapacity), to put beside the estimate.
 
 This is the one part of ``tablewright.cost`` that needs an engine: it goes through the runtime and
-is imported only for ``--measure``. Sample data comes from the design's generator (``generate.py``
-beside ``design.yaml``, the ``tablewright check`` convention) when there is one; otherwise items are
-invented from the declared attributes (as the estimate's sizes are) and each pattern is run with
-parameters taken from a stored item.
+is imported only for ``--measure``. Sample data is what ``tablewright check`` loads: the design's
+``samples:``, then its generator's items (``generate.py`` beside ``design.yaml``); each pattern runs
+with its ``examples:`` and the generator's parameter sets. A design with neither gets items invented
+from the declared attributes (as the estimate's sizes are), and a pattern with no parameter set runs
+with parameters taken from a stored item.
 
 The measured units are compared, pattern by pattern, with the estimate's own rules applied to what
 the run read (``agreement``): the items DynamoDB read (ScannedCount) per request, at the stored
@@ -106,17 +107,21 @@ def measure(design: Design, path: str | Path | None = None) -> Measurement:
         if generator_path
         else None
     )
-    result = Measurement(source="generator" if generator else "synthetic")
-    data = (
+    source = "generator" if generator else "samples" if design.samples else "synthetic"
+    result = Measurement(source=source)
+    generated = (
         _step(
             f"{generator_path}: generate()",
             lambda: call_flexibly(generator.generate, SEED, SCALE),
             user_code=True,
         )
         if generator
-        else _synthesize(design)
+        else {}
     )
-    _expect_mapping_of_lists(data, f"{generator_path}: generate()", "entity name: [values, ...]")
+    _expect_mapping_of_lists(generated, f"{generator_path}: generate()", "entity name: [values, ...]")
+    # As `tablewright check` loads them: the design's own samples, then the generator's items; only a
+    # design with neither gets invented ones.
+    data = _joined(design.samples, generated) if generator or design.samples else _synthesize(design)
     for entity, items in data.items():
         for values in items:
             _step(f"write a sample {entity}", lambda e=entity, v=values: rt.put(e, v))
@@ -132,7 +137,7 @@ def measure(design: Design, path: str | Path | None = None) -> Measurement:
     )
     _expect_mapping_of_lists(param_sets, f"{generator_path}: params()", "pattern name: [params, ...]")
     for name, pattern in design.patterns.items():
-        runs = param_sets.get(name) or [_params_for(design, pattern, data)]
+        runs = [*pattern.examples, *param_sets.get(name, [])] or [_params_for(design, pattern, data)]
         totals = result.runs[name] = Run()
         for params in runs:
             stats = _step(f"run pattern {name}", lambda n=name, p=params: rt.run(n, p)).stats
@@ -255,15 +260,26 @@ def _vary(attr: Attribute, value: object, i: int) -> object:
     return value
 
 
+def _joined(*sources: dict[str, list]) -> dict[str, list]:
+    """Entity -> values of every source, in order."""
+    joined: dict[str, list] = {}
+    for source in sources:
+        for entity, values in source.items():
+            joined.setdefault(entity, []).extend(values)
+    return joined
+
+
 def _synthesize(design: Design) -> dict[str, list[dict[str, object]]]:
     data: dict[str, list[dict[str, object]]] = {}
+    made = 0  # numbered across entities: User and Organization keyed ACCOUNT#{name} must not meet
     for name, entity in design.entities.items():
         count = (
             min(SYNTHETIC_ITEMS, design.volumes.entities[name].items)
             if name in design.volumes.entities
             else SYNTHETIC_ITEMS
         )
-        data[name] = [_item(entity, i) for i in range(max(1, count))]
+        data[name] = [_item(entity, made + i) for i in range(max(1, count))]
+        made += max(1, count)
     return data
 
 

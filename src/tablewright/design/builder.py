@@ -401,14 +401,11 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
     for name, spec in _dict(raw.get("entities")).items():
         spec, where = _dict(spec), ("volumes", "entities", name)
         volumes.entities[name] = EntityVolume(
-            items=_guard(issues, (*where, "items"), lambda s=spec: int(s.get("items", 0))) or 0,
+            items=_count(spec.get("items")),
             item_size=_guard(issues, (*where, "item_size"), lambda s=spec: parse_size(s["item_size"]))
             if "item_size" in spec
             else None,
-            growth_per_month=_guard(
-                issues, (*where, "growth_per_month"), lambda s=spec: int(s.get("growth_per_month", 0))
-            )
-            or 0,
+            growth_per_month=_count(spec.get("growth_per_month")),
             writes_per_second=_guard(
                 issues, (*where, "writes"), lambda s=spec: parse_rate(s.get("writes", 0))
             )
@@ -434,6 +431,16 @@ def _volumes(raw: dict[str, Any], issues: Issues) -> Volumes:
             or 0.0,
         )
     return volumes
+
+
+def _count(raw: object) -> int:
+    """A count of items; 0 when it is not a whole number, which the JSON Schema reports at its line
+    (converting it here too would add Python's own "invalid literal for int()" beside that message)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return 0
+    if isinstance(raw, float) and not raw.is_integer():  # a fraction, .inf or .nan
+        return 0
+    return int(raw)
 
 
 def _names(raw: object) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from .model import Design, KeyAttribute, Table
 from .predicates import Node, Predicate
 from .predicates import Path as PathOperand
 from .templates import KeyTemplate
+from .templates.filters import zero_pad_width
 from .views import REQUIRED_FIELDS, VIEW_KINDS, View
 
 MAX_GSI, MAX_LSI, MAX_INCLUDE = 20, 5, 100
@@ -148,6 +149,7 @@ def _check_entities(design: Design, issues: Issues) -> None:
             _check_key(design, entity, key_name, entry, where, issues)
         for attr_name, attr in entity.attributes.items():
             _check_attribute(entity, attr_name, attr, (*base, "attributes", attr_name), issues)
+        _check_entity_type_attribute(name, entity, issues)
         if table.ttl and table.ttl in entity.attributes and entity.attributes[table.ttl].type != "number":
             issues.add(
                 (*base, "attributes", table.ttl),
@@ -178,6 +180,20 @@ def _check_entities(design: Design, issues: Issues) -> None:
             issues.add((*base, "version"), f"version attribute {entity.version_attribute} must be a number")
 
 
+def _check_entity_type_attribute(name: str, entity: Entity, issues: Issues) -> None:
+    """``entity_type: USER`` with no attribute to hold it would be written nowhere: items would carry
+    no discriminator, and a pattern comparing one (``entityType = 'USER'``) would match nothing."""
+    if entity.entity_type is None or entity.entity_type_attribute:
+        return
+    issues.add(
+        ("entities", name, "entity_type"),
+        f"entity type {entity.entity_type!r} of {name} names no attribute to be written to, so no item "
+        "would carry it",
+        f"set entity_type_attribute: entityType at the top level (every entity), or write "
+        f"entity_type: {{attribute: entityType, value: {entity.entity_type}}}",
+    )
+
+
 def _check_key(
     design: Design, entity: Entity, key_name: str, entry: EntityKey, where: tuple, issues: Issues
 ) -> None:
@@ -206,6 +222,7 @@ def _check_key(
                     suggest(field, known),
                 )
         _check_key_type(entity, template, key_attr.type, key_attr.name, (*where, role), issues)
+        _check_padding(entity, template, (*where, role), issues)
     if entry.when is not None:
         _check_dotted_names(entry.when, entity, (*where, "when"), issues)
         for attr_name in entry.when.attributes - known:
@@ -218,6 +235,32 @@ def _check_key(
             _check_when_on_natural_key(entity, key_name, entry, entry.when, (pk_attr, sk_attr), where, issues)
     if key_name == "table" and entry.when is not None:
         issues.add((*where, "when"), "the table key cannot be conditional: every item has one")
+
+
+def _check_padding(entity: Entity, template: KeyTemplate, where: tuple, issues: Issues) -> None:
+    """A zero-padded field (``ISSUE#{number:07}``) whose number bounds allow more digits, or a negative
+    value: the runtime refuses every such write (it would not sort), so the bounds promise values no
+    item can hold. Said at load, where both halves are written, not at the first write of a big value."""
+    for part in template.field_parts:
+        attr = entity.attributes.get(part.name)
+        width = zero_pad_width(part.spec)
+        if part.filters or width is None or attr is None or attr.type != "number":
+            continue
+        if attr.max is not None and len(str(int(attr.max))) > width:
+            issues.add(
+                where,
+                f"template {template.source!r} pads {part.name} to {width} digits, but {entity.name}."
+                f"{part.name} may be up to {attr.max} ({len(str(int(attr.max)))} digits): every write "
+                f"of a value from {10**width:,} on would be refused",
+                f"widen the padding to :0{len(str(int(attr.max)))}, or lower max to {10**width - 1}",
+            )
+        if attr.min is not None and attr.min < 0:
+            issues.add(
+                where,
+                f"template {template.source!r} zero-pads {part.name}, but {entity.name}.{part.name} may "
+                f"be {attr.min}: a negative number cannot be padded to sort, and its writes would be refused",
+                "set min: 0, or key on a value that is never negative",
+            )
 
 
 def _check_when_on_natural_key(

@@ -1,5 +1,5 @@
 """Other tools' files given where a design is expected (a NoSQL Workbench model, a CloudFormation or
-SAM template, a Serverless Framework file, Terraform): recognised, so the error names the tool and
+SAM template, a Serverless Framework file, Terraform, CreateTable requests): recognised, so the error names the tool and
 the ``tablewright import`` that turns the file into a design, instead of listing every key a design
 does not have. ``tablewright import`` uses the same recognition when ``--from`` is left out."""
 
@@ -25,6 +25,18 @@ def _resources(data: Mapping[str, Any]) -> bool:
     )
 
 
+def _create_table_requests(data: Mapping[str, Any]) -> bool:
+    """A CreateTable request, or ``export --to create-table``'s table -> operation -> request."""
+
+    def request(value: object) -> bool:
+        return isinstance(value, dict) and isinstance(value.get("TableName"), str) and "KeySchema" in value
+
+    calls = list(data.values())
+    return request(data) or (
+        bool(calls) and all(isinstance(c, dict) and request(c.get("CreateTable")) for c in calls)
+    )
+
+
 # (``--from`` format, what it is, test on the file's top-level mapping), first match wins.
 FORMATS: tuple[tuple[str, str, Callable[[Mapping[str, Any]], bool]], ...] = (
     ("nosql-workbench", "a NoSQL Workbench data model", lambda d: isinstance(d.get("DataModel"), list)),
@@ -43,6 +55,7 @@ FORMATS: tuple[tuple[str, str, Callable[[Mapping[str, Any]], bool]], ...] = (
         "a Serverless Framework file",
         lambda d: "service" in d and ("provider" in d or "functions" in d),
     ),
+    ("create-table", "a file of CreateTable requests", _create_table_requests),
 )
 TERRAFORM = ("terraform", "Terraform configuration")
 # A top-level HCL block: `resource "aws_dynamodb_table" "x" {`, `terraform {`; never a YAML line.

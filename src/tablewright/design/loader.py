@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from decimal import Decimal
 from functools import cache
 from importlib import resources
 from pathlib import Path as FilePath
@@ -186,10 +188,18 @@ def _kind(value: object) -> str:
     return next((said for kind, said in _KINDS_GIVEN if isinstance(value, kind)), type(value).__name__)
 
 
+_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmM])")
+_MULTIPLIERS = {"k": 1000, "m": 1_000_000}
+
+
 def _number_hint(value: object, expected: list[str]) -> str:
     """How to write a number that YAML read as a string (quoted, or an exponent YAML 1.1 takes as text)."""
     if not isinstance(value, str) or not {"integer", "number"} & set(expected):
         return ""
+    multiplied = _THOUSANDS.fullmatch(value.strip())
+    if multiplied:  # "10k": the rates' K and M, written where a plain number is expected
+        number = Decimal(multiplied.group(1)) * _MULTIPLIERS[multiplied.group(2).lower()]
+        return f"write {number.normalize():f} (K and M count thousands and millions only in rates: 10k/day)"
     try:
         number = float(value.strip())
     except ValueError:

@@ -49,11 +49,43 @@ def parse_entity(text: str) -> EntityAnswer:
         attribute, _, kind = part.partition("=")
         attribute, kind = attribute.strip(), (kind.strip() or "string")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", attribute):
-            raise ValueError(f"{name}: attribute name {attribute!r} is not a plain name")
+            raise ValueError(
+                f"{name}: attribute name {attribute!r} is not a plain name (letters, digits and _, "
+                "not starting with a digit); rename it here, or in design.yaml afterwards"
+            )
         if kind not in SAMPLE_TYPES:
             raise ValueError(f"{name}.{attribute}: type {kind!r} is not one of {', '.join(SAMPLE_TYPES)}")
+        if attribute in answer.attributes:  # the second would silently replace the first
+            raise ValueError(f"{name}: attribute {attribute!r} is given twice")
         answer.attributes[attribute] = kind
     return answer
+
+
+def _refuse_names_alike(entities: list[EntityAnswer]) -> None:
+    """Order and ORDER (or OrderLine and Orderline) would write one ``ORDER#`` key prefix (or one
+    ``order_id``): their items would share keys, and init's samples would overwrite each other."""
+    made_by = {"key prefix": lambda e: e.name.upper(), "id attribute": lambda e: e.id_attribute}
+    for what, made in made_by.items():
+        seen: dict[str, str] = {}
+        for entity in entities:
+            if made(entity) in seen:
+                raise ValueError(
+                    f"{seen[made(entity)]} and {entity.name} would share the {what} {made(entity)!r}: "
+                    "name them apart by more than letter case"
+                )
+            seen[made(entity)] = entity.name
+
+
+def _refuse_generated_ids(entity: EntityAnswer, parent: EntityAnswer | None) -> None:
+    """An attribute named like an id init writes (``repo_id``) would replace that string key with
+    another type, or detach a child from its parent: every sample and example would then be wrong."""
+    generated = [entity] + ([parent] if parent is not None else [])
+    for owner in generated:
+        if owner.id_attribute in entity.attributes:
+            raise ValueError(
+                f"{entity.name}: {owner.id_attribute} is {owner.name}'s id, which init writes itself "
+                "(a string in the key); leave it out or choose another name"
+            )
 
 
 def _sample_value(kind: str, attribute: str, number: int) -> object:
@@ -74,13 +106,15 @@ def from_answers(name: str, entities: list[EntityAnswer], samples: int = 3) -> d
         raise ValueError("a design needs at least one entity")
     if len({e.name for e in entities}) != len(entities):
         raise ValueError("entity names must differ")
+    _refuse_names_alike(entities)
+    parent, children = entities[0], entities[1:]
     for entity in entities:
         taken = sorted(KEY_ATTRIBUTES & set(entity.attributes))
         if taken:
             raise ValueError(
                 f"{entity.name}: {', '.join(taken)} would be overwritten by the key templates; choose another name"
             )
-    parent, children = entities[0], entities[1:]
+        _refuse_generated_ids(entity, None if entity is parent else parent)
     table: dict[str, Any] = {"partition_key": "PK", "sort_key": "SK"}
     if children:
         table["indexes"] = {"GSI1": {"partition_key": "GSI1PK", "sort_key": "GSI1SK"}}

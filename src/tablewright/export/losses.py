@@ -99,6 +99,46 @@ def _computed(design: Design) -> list[str]:
     ]
 
 
+def _index_throughput(design: Design) -> list[str]:
+    """Indexes with capacity other than their table's (a format without it gives each the table's)."""
+    return [
+        f"{t}.{i} ({x.throughput.read} RCU / {x.throughput.write} WCU)"
+        for t, table in design.tables.items()
+        for i, x in table.indexes.items()
+        if x.throughput is not None
+        and (x.throughput.read, x.throughput.write) != (table.billing.read, table.billing.write)
+    ]
+
+
+def _table_settings(design: Design) -> list[str]:
+    """Settings that change nothing in how items are stored but are part of the deployed table."""
+    found = []
+    for name, table in design.tables.items():
+        used = [
+            label
+            for label, present in (
+                ("encryption", table.encryption != "aws_owned"),
+                ("tags", bool(table.tags)),
+                ("deletion protection", table.deletion_protection),
+                ("contributor insights", table.contributor_insights),
+                ("Kinesis stream", table.kinesis_stream is not None),
+                ("resource policy", table.resource_policy is not None),
+            )
+            if present
+        ]
+        if used:
+            found.append(f"{name} ({', '.join(used)})")
+    return found
+
+
+def _entity_types(design: Design) -> list[str]:
+    return [
+        f"{e} ({entity.entity_type_attribute} = {entity.entity_type})"
+        for e, entity in design.entities.items()
+        if entity.entity_type is not None and entity.entity_type_attribute
+    ]
+
+
 def _patterns(design: Design) -> list[str]:
     return list(design.patterns)
 
@@ -115,7 +155,13 @@ FEATURES: dict[str, tuple[str, Finder]] = {
     "table_class": ("table class", _table_class),
     "pitr": ("point-in-time recovery", _pitr),
     "local_indexes": ("local secondary indexes", _local_indexes),
+    "index_throughput": ("index capacity other than the table's", _index_throughput),
+    "table_settings": (
+        "table settings (encryption, tags, deletion protection, insights, Kinesis, resource policy)",
+        _table_settings,
+    ),
     "entities": ("entities", _entities),
+    "entity_types": ("entity type discriminators", _entity_types),
     "table_key_templates": ("table key templates", lambda d: _templates(d, True)),
     "index_key_templates": (
         "index key templates and sparse-index conditions",
@@ -128,7 +174,15 @@ FEATURES: dict[str, tuple[str, Finder]] = {
     "volumes": ("volumes", _volumes),
 }
 
-_TABLE_RESOURCES = {"ttl", "streams", "table_class", "pitr", "local_indexes"}
+_TABLE_RESOURCES = {
+    "ttl",
+    "streams",
+    "table_class",
+    "pitr",
+    "local_indexes",
+    "index_throughput",
+    "table_settings",
+}
 CARRIED: dict[str, set[str]] = {
     "cloudformation": set(_TABLE_RESOURCES),
     "terraform": set(_TABLE_RESOURCES),
@@ -138,13 +192,18 @@ CARRIED: dict[str, set[str]] = {
     "markdown": set(FEATURES),
 }
 
+# A feature of another one: said only where the format carries the other (a format without entities
+# has already said so, and their discriminators go with them).
+_PART_OF = {"entity_types": "entities"}
+
 
 def losses(design: Design, fmt: str) -> list[str]:
     """One sentence per feature the design uses and ``fmt`` cannot carry, naming where it is used."""
     carried = CARRIED.get(fmt, set(FEATURES))
     warnings = []
     for feature, (label, find) in FEATURES.items():
-        if feature in carried:
+        whole = _PART_OF.get(feature)
+        if feature in carried or (whole is not None and whole not in carried):
             continue
         where = find(design)
         if where:

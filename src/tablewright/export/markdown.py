@@ -8,6 +8,7 @@ Sections are a list of functions (``SECTIONS``); each returns lines or nothing.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -66,9 +67,10 @@ def _tables(design: Design, **_: Any) -> list[str]:
                 ]
             ],
         )
+        lines += _settings(table)
         if table.indexes:
             lines += _table(
-                ["index", "kind", "partition key", "sort key", "projection"],
+                ["index", "kind", "partition key", "sort key", "projection", "capacity"],
                 [
                     [
                         i.name,
@@ -76,11 +78,37 @@ def _tables(design: Design, **_: Any) -> list[str]:
                         _key(i.partition_key),
                         _key(i.sort_key),
                         _projection(i),
+                        _index_capacity(i, table),
                     ]
                     for i in table.indexes.values()
                 ],
             )
     return lines
+
+
+def _index_capacity(index: Any, table: Table) -> str:
+    if index.throughput is not None:
+        return f"{index.throughput.read} RCU / {index.throughput.write} WCU"
+    if index.kind == "local":
+        return "the table's"  # an LSI reads and writes out of its table's capacity
+    return "on demand" if table.billing.mode == "on_demand" else "the table's"
+
+
+def _settings(table: Table) -> list[str]:
+    """The settings that do not change how items are stored, as one list (nothing when all are default)."""
+    encryption = {"aws_managed": "AWS managed KMS key (aws/dynamodb)"}.get(
+        table.encryption, f"customer managed KMS key `{table.kms_key}`"
+    )
+    settings = [
+        ("encryption", encryption if table.encryption != "aws_owned" else None),
+        ("tags", ", ".join(f"`{k}` = `{v}`" for k, v in table.tags.items()) or None),
+        ("deletion protection", "on" if table.deletion_protection else None),
+        ("contributor insights", "on" if table.contributor_insights else None),
+        ("Kinesis stream", f"`{table.kinesis_stream}`" if table.kinesis_stream else None),
+        ("resource policy", f"`{json.dumps(table.resource_policy)}`" if table.resource_policy else None),
+    ]
+    shown = [f"- {label}: {value}" for label, value in settings if value is not None]
+    return [*shown, ""] if shown else []
 
 
 def _rules(attr: Any) -> str:
@@ -89,6 +117,8 @@ def _rules(attr: Any) -> str:
         value = getattr(attr, field)
         if value is not None:
             rules.append(f"{field}={list(value) if isinstance(value, tuple) else value}")
+    if attr.default is not None:
+        rules.append(f"default={attr.default!r}")
     if attr.computed is not None:
         rules.append(f"computed={attr.computed.kind}")
     return ", ".join(rules)
@@ -101,6 +131,21 @@ def _keys(entity: Entity) -> list[list[Any]]:
     ]
 
 
+def _entity_facts(entity: Entity) -> list[str]:
+    """What the runtime enforces beyond the attributes: discriminator, uniqueness, locking, idempotency."""
+    facts = []
+    if entity.entity_type is not None and entity.entity_type_attribute:
+        facts.append(
+            f"- entity type: `{entity.entity_type_attribute}` = `{entity.entity_type}` on every item"
+        )
+    facts += [f"- unique: {' + '.join(f'`{a}`' for a in group)}" for group in entity.unique]
+    if entity.version_attribute:
+        facts.append(f"- optimistic locking on `{entity.version_attribute}`")
+    if entity.idempotency_key:
+        facts.append(f"- idempotency key: `{entity.idempotency_key}`")
+    return [*facts, ""] if facts else []
+
+
 def _entities(design: Design, **_: Any) -> list[str]:
     if not design.entities:
         return []
@@ -109,6 +154,7 @@ def _entities(design: Design, **_: Any) -> list[str]:
         lines += [f"### {entity.name} (table `{design.tables[entity.table].table_name}`)", ""]
         if entity.description:
             lines += [entity.description, ""]
+        lines += _entity_facts(entity)
         lines += _table(
             ["attribute", "type", "required", "rules"],
             [

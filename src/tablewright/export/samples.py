@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..design.model import Design
+from ..design.model import Design, Entity
 
 # A fixed write time keeps computed attributes (created_at, ttl) and thus the export reproducible.
 SAMPLE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
@@ -48,12 +48,30 @@ def sample_items(
 ) -> dict[str, list[dict]]:
     """Logical table name -> full items (keys composed), at most ``per_entity`` per entity.
 
-    Empty when the design has no generator beside it. Raises :class:`SampleDataError` when the
-    generator fails or what it generates does not fit the design's entities.
+    The design's own ``samples:`` first, then what a generator beside it makes, as ``tablewright
+    check`` loads them; empty when the design has neither. Raises :class:`SampleDataError` when the
+    generator fails or an item does not fit the design's entities.
     """
+    values_by_source = [("the design's samples", design.samples)]
     generator = generator_for(design_path) if design_path else None
-    if generator is None:
-        return {}
+    if generator is not None:
+        values_by_source.append((str(generator), _generated(generator, seed)))
+    tables: dict[str, list[dict]] = {}
+    kept: dict[str, int] = {}  # entity -> items kept so far, from every source
+    for source, values_by_entity in values_by_source:
+        for entity_name, values_list in values_by_entity.items():
+            entity = design.entities.get(entity_name)
+            if entity is None:
+                continue
+            for number, values in enumerate(values_list, 1):
+                if kept.get(entity_name, 0) >= per_entity:
+                    break
+                kept[entity_name] = kept.get(entity_name, 0) + 1
+                tables.setdefault(entity.table, []).append(_item(source, entity, number, values))
+    return tables
+
+
+def _generated(generator: Path, seed: int) -> dict[str, list]:
     try:
         generated = _load(generator).generate(seed, 1.0)
     except Exception as error:  # noqa: BLE001 - the user's generator: any failure is its own
@@ -63,21 +81,18 @@ def sample_items(
         ) from error
     if not isinstance(generated, dict):
         raise SampleDataError(f"{generator}: generate() must return {{entity name: [values, ...]}}")
-    tables: dict[str, list[dict]] = {}
-    for entity_name, values_list in generated.items():
-        entity = design.entities.get(entity_name)
-        if entity is None:
-            continue
-        for number, values in enumerate(values_list[:per_entity], 1):
-            violations = entity.validate(values) if isinstance(values, dict) else ["not a mapping"]
-            if violations:
-                said = "; ".join(str(violation) for violation in violations[:3])
-                raise SampleDataError(f"{generator}: {entity_name} #{number} does not fit the design: {said}")
-            try:
-                item = entity.to_item(values, now=SAMPLE_TIME)
-            except Exception as error:  # noqa: BLE001 - a value the entity rejects, whatever its kind
-                raise SampleDataError(
-                    f"{generator}: {entity_name} #{number} cannot be made into an item: {error}"
-                ) from error
-            tables.setdefault(entity.table, []).append(item)
-    return tables
+    return generated
+
+
+def _item(source: str, entity: Entity, number: int, values: object) -> dict:
+    """One sample as the full item DynamoDB would store (keys and computed attributes included)."""
+    violations = entity.validate(values) if isinstance(values, dict) else ["not a mapping"]
+    if violations:
+        said = "; ".join(str(violation) for violation in violations[:3])
+        raise SampleDataError(f"{source}: {entity.name} #{number} does not fit the design: {said}")
+    try:
+        return entity.to_item(values, now=SAMPLE_TIME)
+    except Exception as error:  # noqa: BLE001 - a value the entity rejects, whatever its kind
+        raise SampleDataError(
+            f"{source}: {entity.name} #{number} cannot be made into an item: {error}"
+        ) from error

@@ -42,7 +42,28 @@ def _non_key_attributes(table: Table, entities: list[Entity]) -> list[dict[str, 
         for name, attr in entity.attributes.items():
             if name not in keys:
                 found.setdefault(name, DESIGN_TO_WIRE[attr.type])
+        if _type_attribute(entity) not in (None, *keys):
+            found.setdefault(_type_attribute(entity), "S")
     return [{"AttributeName": n, "AttributeType": t} for n, t in found.items()]
+
+
+def _type_attribute(entity: Entity) -> str | None:
+    """The attribute every item of ``entity`` carries its ``entity_type`` in, when it has one."""
+    return entity.entity_type_attribute if entity.entity_type is not None else None
+
+
+def _facet_attributes(entity: Entity) -> list[str]:
+    """The facet's attributes: everything its items hold, the discriminator and the index keys the
+    entity composes too. An item holding an attribute its facet does not list fits no facet, so the
+    import would drop it, and a facet without an index's key attributes is not placed in the index."""
+    names = dict.fromkeys(entity.attributes)
+    for target, entry in entity.keys.items():
+        if target != "table":
+            names.update(dict.fromkeys(n for n in (entry.partition_name, entry.sort_name) if n))
+    kind = _type_attribute(entity)
+    if kind is not None:
+        names[kind] = None
+    return list(names)
 
 
 def _facet(entity: Entity, table: Table) -> dict[str, Any]:
@@ -54,7 +75,7 @@ def _facet(entity: Entity, table: Table) -> dict[str, Any]:
         "FacetName": entity.name,
         "KeyAttributeAlias": alias,
         "TableData": [],
-        "NonKeyAttributes": list(entity.attributes),
+        "NonKeyAttributes": _facet_attributes(entity),
         "DataAccess": {"MySql": {}},
     }
 

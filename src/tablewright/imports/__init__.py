@@ -1,5 +1,6 @@
 """``tablewright import``: a design file (YAML) from a NoSQL Workbench model, a CloudFormation or
-SAM template, a Serverless Framework file, Terraform, or a live endpoint's DescribeTable. Tables and
+SAM template, a Serverless Framework file, Terraform, CreateTable requests (what ``export --to
+create-table`` writes), or a live endpoint's DescribeTable. Tables and
 indexes come out complete; entities and access patterns as a commented skeleton; sample items as a
 generator beside the design; what the source declares and the design cannot hold is listed. Every
 design written is loaded before it is handed back, so an import never ends in a file later commands
@@ -23,6 +24,7 @@ FORMATS = {
     "sam": "cloudformation",
     "serverless": "serverless",
     "terraform": "terraform",
+    "create-table": "create_table",
 }
 
 

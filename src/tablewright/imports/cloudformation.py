@@ -369,7 +369,15 @@ def import_template(body: dict[str, Any], path: Path, source: str) -> Imported:
         wanted = " or ".join(TABLE_TYPES)
         raise ValueError(f"{path}: no {wanted} resource; {found_instead(resources)}")
     notes += related_resource_notes(resources)
-    return Imported(name=path.stem, tables=tables, source=source, notes=notes)
+    # The template's Description is what `tablewright export` writes the design's description to.
+    description = body.get("Description")
+    return Imported(
+        name=path.stem,
+        tables=tables,
+        source=source,
+        notes=notes,
+        description=description.strip() if isinstance(description, str) else "",
+    )
 
 
 def import_file(path: Path, **_: Any) -> Imported:

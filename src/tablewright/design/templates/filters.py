@@ -185,8 +185,10 @@ def _pad(value: object, arg: str | None, unit: str | None) -> str:
     return apply_spec(value, f"0{width}")
 
 
-def _zero_pad_width(spec: str) -> int | None:
+def zero_pad_width(spec: str | None) -> int | None:
     """The width of a zero-padding spec (``05``, ``013d`` -> 5, 13), or None for any other spec."""
+    if spec is None:
+        return None
     body = spec[:-1] if spec.endswith("d") else spec
     return int(body) if len(body) > 1 and body.isdigit() and body[0] == "0" else None
 
@@ -194,7 +196,7 @@ def _zero_pad_width(spec: str) -> int | None:
 def _refuse_wider_than_pad(text: str, spec: str) -> None:
     # Zero padding makes text order numeric order only while every value fits: 123456 padded to 5
     # digits stays "123456" and sorts before "99999".
-    width = _zero_pad_width(spec)
+    width = zero_pad_width(spec)
     if width is not None and len(text) > width:
         raise TemplateValueError(
             f"{text} has {len(text)} digits, more than the template's zero padding :{spec} "
