@@ -23,7 +23,7 @@ from botocore.exceptions import ClientError
 
 from ..design.model import Entity
 from ..design.validators import Violation
-from .errors import RuntimeFailure, TransactionTooLargeError, ValidationError
+from .errors import RuntimeFailure, TransactionTooLargeError, ValidationError, in_batch_item
 from .expressions import Placeholders
 from .items import compose, table_key, to_record
 from .markers import CLAIMED_ATTRIBUTE, OWNER_ATTRIBUTE, STATE_ATTRIBUTE, request_digest
@@ -226,5 +226,10 @@ def _without_idempotency(
 ) -> WriteResult:
     # BatchWriteItem cannot be conditional, and a batch creates: each item is its own conditional
     # put (same write units as BatchWriteItem), so an existing item is never silently replaced.
-    results = [rt.put(entity.name, values, now=now) for values in items]
+    results = []
+    for index, values in enumerate(items):
+        try:
+            results.append(rt.put(entity.name, values, now=now))
+        except RuntimeFailure as error:
+            raise in_batch_item(error, index, entity.name) from None
     return WriteResult(True, [r.records[0] for r in results], len(results), f"{len(results)} writes")

@@ -10,6 +10,7 @@ compared with, and explaining a failed condition from the stored item.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -104,9 +105,28 @@ def _as_stored(attr: Attribute | None, value: object) -> object:
         if fmt in _DATETIME_AS:
             return _DATETIME_AS[fmt](value)
         value = format_exact(value) if fmt == "rfc3339" and attr.precision else format_rfc3339(value)  # type: ignore[union-attr]
-    if fmt == "rfc3339" and attr.precision and isinstance(value, str):  # type: ignore[union-attr]
-        return normalise_rfc3339(value, attr.precision, truncate=attr.truncate)  # type: ignore[union-attr]
+    if fmt == "rfc3339" and isinstance(value, str):
+        _refuse_other_spelling(attr, value)  # type: ignore[arg-type]
+        if attr.precision:  # type: ignore[union-attr]
+            return normalise_rfc3339(value, attr.precision, truncate=attr.truncate)  # type: ignore[union-attr]
     return value
+
+
+# A date, a time to the second and a zone, however written: ``T``/``t``/space, ``Z``/``z``, ``+02:00``,
+# ``+0200``, ``+02``.
+_WHOLE_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d(:?\d\d)?)")
+
+
+def _refuse_other_spelling(attr: Attribute, text: str) -> None:
+    """Refuse a whole timestamp spelled otherwise than the attribute stores it (an offset, a lower
+    case ``t`` or ``z``, a space): DynamoDB compares it as text with the stored ``...Z`` strings, so
+    ``at = '2025-01-15T14:00:00+02:00'`` failed for the item at that instant and ``<`` answered wrong.
+    A prefix (``begins_with(at, :day)`` with ``2025-01-15``) is no timestamp and is left alone."""
+    if not _WHOLE_TIMESTAMP.fullmatch(text):
+        return
+    problems = [message for _, rule, message in attr.validate(text) if rule == "format"]
+    if problems:
+        raise ValueError(f"{problems[0]}; give a datetime or the UTC text the attribute stores")
 
 
 def _invalid(entity: Entity, message: str) -> ValidationError:

@@ -17,7 +17,7 @@ from .conditions import condition_of
 from .cursor import CursorCodec
 from .direct import data_client
 from .errors import ConventionError, PatternError, ValidationError
-from .items import compose, key_fields, key_type_violations, to_record
+from .items import compose, key_fields, key_instants_stored, key_type_violations, to_record
 from .loading import load_many as _load_many
 from .markers import request_digest
 from .page import Page
@@ -52,6 +52,27 @@ MAX_LIMIT = 2**31 - 1  # DynamoDB's largest Limit
 def _names(remove: Sequence[str] | str) -> tuple[str, ...]:
     # remove="note" means the attribute note, not the attributes n, o, t and e.
     return (remove,) if isinstance(remove, str) else tuple(remove)
+
+
+def _merged_params(
+    name: str, params: Mapping[str, object] | None, keywords: Mapping[str, object]
+) -> dict[str, object]:
+    """A pattern's parameters from the mapping and the keywords of ``rt.run``. A name given both
+    ways with two values is refused: either could be the one the caller meant."""
+    if params is None:
+        return dict(keywords)
+    if not isinstance(params, Mapping):
+        raise PatternError(
+            f"pattern {name!r}: give the parameters as a mapping of names to values, not "
+            f"{type(params).__name__}"
+        )
+    clashes = sorted(k for k in set(params) & set(keywords) if params[k] != keywords[k])
+    if clashes:
+        raise PatternError(
+            f"pattern {name!r}: parameter(s) {', '.join(clashes)} given twice with different values "
+            "(in params and as keywords)"
+        )
+    return {**params, **keywords}
 
 
 class Runtime:
@@ -130,6 +151,7 @@ class Runtime:
         wrong = key_type_violations(entity, natural_key)
         if wrong:
             raise ValidationError(entity.name, wrong)
+        natural_key = key_instants_stored(entity, natural_key)
         try:
             key = entity.key(natural_key)
         except TemplateValueError as exc:
@@ -492,7 +514,7 @@ class Runtime:
             raise PatternError(
                 f"pattern {name!r}: limit {limit!r} is not a whole number from 1 to {MAX_LIMIT}"
             )
-        prepared = prepare(pattern, {**(params or {}), **kwargs})
+        prepared = prepare(pattern, _merged_params(name, params, kwargs))
         return run_pattern(self, pattern, prepared, cursor=cursor, limit=limit)
 
     def prepare_params(self, name: str, params: Mapping[str, object]) -> dict[str, object]:

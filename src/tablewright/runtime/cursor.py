@@ -11,9 +11,11 @@ import base64
 import hashlib
 import hmac
 from collections.abc import Mapping
+from decimal import Decimal
 
 import orjson
 
+from ..design.templates.filters import canonical_integer, canonical_number
 from .errors import CursorError
 
 
@@ -30,33 +32,40 @@ _ORJSON_INTS = range(-(2**63), 2**64)
 
 
 def params_digest(params: Mapping[str, object]) -> str:
-    """A short stable digest of a parameter set."""
-    data = orjson.dumps(_any_int_writable(params), default=repr, option=orjson.OPT_SORT_KEYS)
+    """A short stable digest of a parameter set: one per set of values, however they are spelled."""
+    data = orjson.dumps(_digestible(params), default=repr, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _any_int_writable(value: object) -> object:
-    """``value`` with every int orjson cannot write (``10**21``) as a JSON number fragment of its
-    digits: the bytes a JSON writer without that limit writes. Everything else is left as it is,
-    so the digest of a parameter set without such ints, and the cursors made with it, stay valid."""
+def _digestible(value: object) -> object:
+    """``value`` as the digest writes it. An integral ``Decimal`` is its int and any other finite one
+    is spelled as keys spell it (``Decimal("5")``, how boto3 reads numbers back, was another
+    parameter set than ``5``: the next page of a run was refused). An int orjson cannot write
+    (``10**21``) is a JSON number fragment of its digits. Everything else is left as it is, so the
+    digest of a parameter set without such numbers, and the cursors made with it, stay valid."""
+    if isinstance(value, Decimal) and value.is_finite():
+        whole = canonical_integer(value)
+        value = whole if whole is not None else Decimal(canonical_number(value))
     if isinstance(value, int) and value not in _ORJSON_INTS:
         return orjson.Fragment(str(value).encode())
     if isinstance(value, dict):
-        return {name: _any_int_writable(item) for name, item in value.items()}
+        return {name: _digestible(item) for name, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_any_int_writable(item) for item in value]
+        return [_digestible(item) for item in value]
     return value
 
 
 def _key_to_json(key: Mapping[str, Mapping[str, object]] | None) -> dict | None:
     # Wire keys hold S, N or B; B arrives as bytes from botocore and JSON needs text.
+    # Sorted by name: DynamoDB (and the engine) give LastEvaluatedKey's attributes in no fixed
+    # order, and one position should have one cursor text (clients cache pages by cursor).
     if key is None:
         return None
     return {
         name: ["B", _b64(bytes(value["B"]))]
         if "B" in value
         else [next(iter(value)), next(iter(value.values()))]
-        for name, value in key.items()
+        for name, value in sorted(key.items())
     }
 
 
@@ -83,6 +92,11 @@ class CursorCodec:
     def decode(self, token: str, pattern: str, params: Mapping[str, object]) -> tuple[int, dict | None]:
         """``(position, ExclusiveStartKey)`` of a cursor; ``CursorError`` if it was not made here for
         this pattern and these parameters, or was changed in any way."""
+        if not isinstance(token, str):
+            # bytes from a request body included: the cursor is the text a page gave.
+            raise CursorError(
+                f"cursor for pattern {pattern!r} is {type(token).__name__}, not the str page.cursor was"
+            )
         try:
             body_text, signature_text = token.split(".")
             body, signature = _unb64(body_text), _unb64(signature_text)

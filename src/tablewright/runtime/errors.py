@@ -29,9 +29,18 @@ class ValidationError(RuntimeFailure, ValueError):
 class ConflictError(RuntimeFailure):
     """Optimistic locking failed: the stored version is not the one the caller expected."""
 
-    def __init__(self, entity: str, key: Mapping[str, object], expected: object, actual: object) -> None:
+    def __init__(
+        self,
+        entity: str,
+        key: Mapping[str, object],
+        expected: object,
+        actual: object,
+        *,
+        found: str | None = None,
+    ) -> None:
         self.entity, self.key, self.expected, self.actual = entity, dict(key), expected, actual
-        expected_text, actual_text = _version_text(expected), _version_text(actual)
+        # ``found`` says what is stored when ``actual`` alone would mislead (no version, text).
+        expected_text, actual_text = _version_text(expected), found or _version_text(actual)
         super().__init__(
             f"{entity} {_key_text(key)}: conflict: expected {expected_text} but found {actual_text}"
         )
@@ -130,6 +139,20 @@ def in_operation(error: RuntimeFailure, operation: int, verb: str, entity: str) 
     error.operation = operation  # type: ignore[attr-defined]
     if not isinstance(error, ConditionFailedError):
         error.args = (f"operation {operation} ({verb} {entity}): {error}", *error.args[1:])
+    return error
+
+
+def in_batch_item(error: RuntimeFailure, index: int, entity: str) -> RuntimeFailure:
+    """Tag an error of item ``index`` of a ``put_many`` written item by item with its index and
+    what the batch left stored (``error.written`` items before it): the batch is not undone, and
+    without the count a retry fails on the first item with no hint why."""
+    error.item, error.written = index, index  # type: ignore[attr-defined]
+    stored = f"items 0 to {index - 1} of the batch were written" if index else "nothing was written"
+    error.args = (
+        f"{entity} put_many item {index}: {error}; {stored} (without an idempotency key each item is "
+        "its own write: give idempotency_key= for a batch written all or nothing)",
+        *error.args[1:],
+    )
     return error
 
 

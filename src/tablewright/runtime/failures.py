@@ -112,7 +112,7 @@ def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
     if action.must_exist is False and current is not None:
         return AlreadyExistsError(entity.name, action.subject, actual)
     if action.versioned and actual != action.expected:
-        return ConflictError(entity.name, action.subject, action.expected, actual)
+        return rt.writer.version_conflict(entity, action.subject, action.expected, current)
     if action.must_exist and current is None:
         if action.versioned:
             return ConflictError(entity.name, action.subject, action.expected, None)

@@ -13,6 +13,7 @@ from datetime import datetime
 from ..design.entities import TIMESTAMP_FORMATS
 from ..design.model import Design, Entity, Table
 from ..design.templates import KeyTemplate, TemplateValueError
+from ..design.timeutil import epoch_ms, epoch_s
 from ..design.validators import Violation, type_problem
 from .errors import ValidationError
 from .markers import is_marker
@@ -162,6 +163,23 @@ def key_type_violations(entity: Entity, natural_key: Mapping[str, object]) -> li
         if wrong:
             found.append(Violation(entity.name, name, "type", wrong))
     return found
+
+
+_EPOCH_OF_DATETIME = {"epoch_ms": epoch_ms, "epoch_s": epoch_s}
+
+
+def key_instants_stored(entity: Entity, natural_key: Mapping[str, object]) -> dict[str, object]:
+    """``natural_key`` with the ``datetime`` of each epoch attribute as the number it stores.
+
+    A key template renders a datetime as RFC 3339 text: ``{ms}`` would name ``M#2025-01-15T...``
+    and ``{ms:013}`` the literal ``013``, keys no item has, so a lookup by instant read as "not
+    found". Pattern parameters are converted the same way (``params.convert``)."""
+    converted = dict(natural_key)
+    for name, value in natural_key.items():
+        attr = entity.attributes.get(name)
+        if isinstance(value, datetime) and attr is not None and attr.format in _EPOCH_OF_DATETIME:
+            converted[name] = _EPOCH_OF_DATETIME[attr.format](value)
+    return converted
 
 
 def key_fields(entity: Entity) -> list[str]:

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..design.model import Entity, Table
 from ..design.validators import Violation
+from ..engine.types import MAX_ITEM_SIZE, item_size
 from .direct import DirectClient, to_engine
 from .errors import RuntimeFailure, ValidationError
-from .items import compose, table_key, to_record
+from .items import KEY_BYTES, compose, table_key, to_record
 from .markers import KIND_ATTRIBUTE, OWNER_ATTRIBUTE, marker_key, unique_text, unique_values
 from .wire import item_from_wire, item_to_wire
 from .writes import WriteResult, batch_violations
@@ -58,6 +59,9 @@ def load_many(
     markers = _markers(rt, entity, composed)
     released = _check_against_stored(rt, entity, composed) if entity.unique else []
     wire = [item_to_wire(item) for item in composed] + [item_to_wire(m) for m in markers]
+    too_large = _size_violations(entity, wire[: len(composed)])
+    if too_large:
+        raise ValidationError(entity.name, too_large)
     if isinstance(rt.data, DirectClient):
         _engine_load(rt.data, table.table_name, wire, len(composed), on_progress)
         transactions = 0
@@ -66,6 +70,23 @@ def load_many(
     transactions += _delete(rt.data, table.table_name, released)
     records = [to_record(entity, table, item) for item in composed]
     return WriteResult(True, records, transactions, f"bulk load of {len(composed)} items")
+
+
+def _size_violations(entity: Entity, wire: list[dict]) -> list[Violation]:
+    """Items over DynamoDB's 400 KB, found before anything is written. An endpoint refuses a
+    BatchWriteItem whole but only that one: the batches of 25 sent before it stay stored, and its
+    error names no item (the engine's bulk load refuses the whole load, so both paths now agree)."""
+    return [
+        Violation(
+            entity.name,
+            f"[{index}].(item)",
+            "dynamodb",
+            "DynamoDB would refuse the put: Item size has exceeded the maximum allowed size "
+            f"({size:,} bytes, at most {MAX_ITEM_SIZE:,})",
+        )
+        for index, item in enumerate(wire)
+        if (size := item_size(to_engine(item))) > MAX_ITEM_SIZE
+    ]
 
 
 def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
@@ -97,6 +118,12 @@ def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
                 )
                 continue
             owners[text] = index
+            oversize = _marker_size_violation(
+                entity, index, unique.constraint, marker_key(table, text), table
+            )
+            if oversize is not None:
+                problems.append(oversize)
+                continue
             marker = {
                 **marker_key(table, text),
                 KIND_ATTRIBUTE: "unique",
@@ -109,6 +136,23 @@ def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
     if problems:
         raise ValidationError(entity.name, problems)
     return markers
+
+
+def _marker_size_violation(
+    entity: Entity, index: int, constraint: Sequence[str], marker: Mapping[str, object], table: Table
+) -> Violation | None:
+    """A uniqueness marker whose partition key (it holds the value) DynamoDB would refuse as too
+    long, said before the load reads or writes anything: DynamoDB's own error names neither item
+    nor value. Its sort key is a short constant."""
+    value = marker[table.partition_key.name]
+    size = len(value.encode("utf-8") if isinstance(value, str) else value)  # type: ignore[arg-type]
+    if size <= KEY_BYTES["partition"]:
+        return None
+    message = (
+        f"the uniqueness marker of this value has a partition key of {size:,} bytes; "
+        f"DynamoDB holds at most {KEY_BYTES['partition']:,}"
+    )
+    return Violation(entity.name, f"[{index}].{'+'.join(constraint)}", "dynamodb", message)
 
 
 def _check_against_stored(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:

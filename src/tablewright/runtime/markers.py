@@ -71,7 +71,21 @@ def _value_text(value: object) -> str:
     A number DynamoDB cannot store never reaches a marker (validation refuses it) and keeps ``str``."""
     if isinstance(value, int | Decimal) and not isinstance(value, bool) and number_problem(value) is None:
         return canonical_number(value)
+    if isinstance(value, bytearray):
+        # Stored as the same B value as ``bytes``: it claims the marker ``bytes`` always had.
+        return str(bytes(value))
+    if isinstance(value, set | frozenset):
+        # A set has no order (str() follows the hash seed, so each process spelled {"a", "b"} its
+        # own way): its members sorted, in the braces str() writes.
+        return "{" + ", ".join(sorted(_member_text(member) for member in value)) + "}"
     return str(value)
+
+
+def _member_text(member: object) -> str:
+    # A set member as str() of the set writes it (repr), a number by value as above.
+    if isinstance(member, int | Decimal) and not isinstance(member, bool):
+        return _value_text(member)
+    return repr(bytes(member) if isinstance(member, bytearray) else member)
 
 
 def _escaped(text: str) -> str:

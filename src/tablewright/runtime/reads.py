@@ -7,14 +7,18 @@ asked for, even none, while more exist further on.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from botocore.exceptions import ClientError
+
 from ..design.model import AccessPattern, Entity
-from .errors import PatternError
+from ..design.templates import TemplateValueError
+from .errors import CursorError, PatternError
 from .expressions import Placeholders, filter_expression, key_condition_expression
-from .items import Classifier, key_fields, table_key, to_record
+from .items import Classifier, key_fields, key_instants_stored, key_type_violations, table_key, to_record
 from .page import Page
 from .params import convert
 from .wire import item_from_wire, item_to_wire
@@ -76,13 +80,15 @@ def _paged(
 ) -> None:
     """Send ``requests[position:]`` following LastEvaluatedKey until the limit is met; set the cursor."""
     has_filter = run.served.filter is not None
+    from_cursor = start_key is not None
     while position < len(requests):
         request = requests[position]()
         if start_key:
             request["ExclusiveStartKey"] = start_key
         if "Limit" not in request and run.limit is not None and not has_filter:
             request["Limit"] = max(run.limit - len(run.page.items), 1)
-        response = run.call(method, request)
+        response = _resumed(run, method, request) if from_cursor else run.call(method, request)
+        from_cursor = False
         items = response.get("Items", [])
         run.page.stats.items_read += response.get("ScannedCount", len(items))
         last = run.take(items)
@@ -97,6 +103,28 @@ def _paged(
             return
         if start_key is None:
             position += 1
+
+
+def _resumed(run: Run, method: str, request: dict) -> dict:
+    """The request that resumes at a cursor's key. A key DynamoDB refuses as a start (a cursor
+    issued before the design moved the pattern to another index or key) is a ``CursorError``
+    naming the pattern, not the service's error about a key the caller never wrote."""
+    try:
+        return run.call(method, request)
+    except ClientError as error:
+        message = error.response.get("Error", {}).get("Message", "")
+        code = error.response.get("Error", {}).get("Code")
+        if code != "ValidationException" or not _START_KEY_REFUSED.search(message):
+            raise
+        raise CursorError(
+            f"cursor for pattern {run.pattern.name!r} does not fit the pattern as the design now "
+            f"serves it (DynamoDB: {message}); start again without a cursor"
+        ) from None
+
+
+# DynamoDB's words for an ExclusiveStartKey it refuses ("The provided starting key is invalid",
+# "Exclusive Start Key must have same size as table's key schema").
+_START_KEY_REFUSED = re.compile(r"start(ing)? key", re.IGNORECASE)
 
 
 def _query_request(run: Run, params: Mapping[str, object]) -> dict:
@@ -180,10 +208,21 @@ def _bound_values(entity: Entity, element: object, bind: Mapping[str, object], p
     return values
 
 
-def _compose(entity: Entity, values: Mapping[str, object]) -> dict:
-    key = entity.key(values)
+def _compose(run: Run, entity: Entity, values: Mapping[str, object], where: str) -> dict:
+    """The table key of ``entity`` for one key of the run, held to ``rt.get``'s rules: a value of
+    the wrong type (a datetime for a string id, text for a number key) is refused rather than
+    composed into a key no item has, which reads as "not found"; a datetime for an epoch attribute
+    is the number it stores. ``where`` names the key in the error (``mss[2]``)."""
+    prefix = f"pattern {run.pattern.name!r}: {where}"
+    wrong = key_type_violations(entity, values)
+    if wrong:
+        raise PatternError(f"{prefix}: " + "; ".join(str(v) for v in wrong))
+    try:
+        key = entity.key(key_instants_stored(entity, values))
+    except TemplateValueError as exc:
+        raise PatternError(f"{prefix}: {entity.name}: {exc}") from None
     if key is None:
-        raise PatternError(f"cannot compose the key of {entity.name} from {dict(values)}")
+        raise PatternError(f"{prefix}: cannot compose the key of {entity.name} from {dict(values)}")
     return key
 
 
@@ -193,7 +232,10 @@ def read_batch_get(run: Run, position: int, start_key: dict | None) -> None:
     elements = run.params.get(name)
     if not isinstance(elements, list | tuple):
         raise PatternError(f"pattern {run.pattern.name!r}: parameter {name} must be a list of keys")
-    keys = [_compose(run.via, _bound_values(run.via, e, {}, run.params)) for e in elements]
+    keys = [
+        _compose(run, run.via, _bound_values(run.via, e, {}, run.params), f"{name}[{i}]")
+        for i, e in enumerate(elements)
+    ]
     unique = list({repr(sorted(k.items())): k for k in keys}.values())
     found: dict[str, dict] = {}
     for start in range(position, len(unique), BATCH_GET_SIZE):
@@ -223,7 +265,8 @@ def read_transact_get(run: Run, position: int, start_key: dict | None) -> None:
     requests = []
     for spec in run.served.items:
         entity = run.rt.entity(str(spec["entity"]))
-        key = _compose(entity, _bound_values(entity, None, spec.get("bind") or {}, run.params))  # type: ignore[arg-type]
+        bound = _bound_values(entity, None, spec.get("bind") or {}, run.params)  # type: ignore[arg-type]
+        key = _compose(run, entity, bound, f"item {len(requests)} ({entity.name})")
         table = run.rt.design.table_of(entity.name)
         requests.append({"Get": {"TableName": table.table_name, "Key": item_to_wire(key)}})
     response = run.call("transact_get_items", {"TransactItems": requests})

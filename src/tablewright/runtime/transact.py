@@ -23,7 +23,15 @@ from ..design.validators import Violation
 from .conditions import condition_of
 from .errors import NotFoundError, RuntimeFailure, TransactionTooLargeError, ValidationError, in_operation
 from .markers import request_digest
-from .writes import MAX_TRANSACTION_ACTIONS, Action, Plan, WriteResult, check_idempotency_key, plan_text
+from .writes import (
+    MAX_TRANSACTION_ACTIONS,
+    Action,
+    Plan,
+    WriteResult,
+    check_idempotency_key,
+    check_idempotency_value,
+    plan_text,
+)
 
 if TYPE_CHECKING:
     from .core import Runtime
@@ -117,6 +125,10 @@ def _describe(plan: Plan) -> str:
 def _plan(rt: Runtime, ops: Sequence[TxOp], idempotency_key: object, now: datetime) -> Plan:
     actions: list[Action] = []
     records = []
+    # Only what a put or replace writes carries a request's idempotency value: an update or a
+    # delete of a Transfer keeps the transferId of the put that created it, whose marker exists,
+    # and would be refused as that key's reuse (rt.update and rt.delete take no key from it either).
+    created = []
     violations: list[Violation] = []
     for index, op in enumerate(ops):
         try:
@@ -132,10 +144,12 @@ def _plan(rt: Runtime, ops: Sequence[TxOp], idempotency_key: object, now: dateti
             action.operation, action.verb = index, op.verb
         actions += plan.actions
         records += plan.records
+        if op.verb in ("put", "replace"):
+            created += plan.records
     if violations:
         names = {op.entity for op in ops}
         raise ValidationError(names.pop() if len(names) == 1 else "transaction", violations)
-    actions += _idempotency_markers(rt, ops, records, idempotency_key, now)
+    actions += _idempotency_markers(rt, ops, created, idempotency_key, now)
     _refuse_two_actions_on_one_item(rt, actions)
     _check_limits(ops, actions)
     return Plan(actions, records)
@@ -153,13 +167,15 @@ def _request_parts(op: TxOp) -> list[object]:
 def _idempotency_markers(
     rt: Runtime, ops: Sequence[TxOp], records: list, explicit: object, now: datetime
 ) -> list[Action]:
-    """One marker per (entity, idempotency value) written by the transaction, plus the explicit key's."""
+    """One marker per (entity, idempotency value) the transaction's creates and replaces write, plus
+    the explicit key's."""
     wanted: dict[tuple[str, str], tuple[str, object]] = {}
     if explicit is not None:
         wanted[(ops[0].entity, repr(explicit))] = (ops[0].entity, explicit)
     for record in records:
         attribute = rt.entity(record.entity).idempotency_key
         if attribute and record.get(attribute) is not None:
+            check_idempotency_value(rt.entity(record.entity), record[attribute])
             wanted.setdefault((record.entity, repr(record[attribute])), (record.entity, record[attribute]))
     if not wanted:
         return []

@@ -273,6 +273,18 @@ class Writer:
             return item.get(entity.version_attribute)
         return "an existing item"
 
+    def version_conflict(
+        self, entity: Entity, key: Mapping[str, object], expected: object, item: Mapping | None
+    ) -> ConflictError:
+        """The ``ConflictError`` of a versioned write that expected ``expected`` and read ``item``."""
+        return ConflictError(
+            entity.name,
+            key,
+            expected,
+            self.version_of(entity, item),
+            found=stored_version_text(entity, item),
+        )
+
     # ------------------------------------------------------------------------------------ plans
     def plan_put(
         self,
@@ -313,7 +325,7 @@ class Writer:
         if entity.version_attribute:
             actual = self.version_of(entity, old)
             if actual != expected_version:
-                raise ConflictError(entity.name, key, expected_version, actual)
+                raise self.version_conflict(entity, key, expected_version, old)
             item[entity.version_attribute] = (expected_version or 0) + 1
             parts = [version_guard(ph, entity, table, expected_version)]
             meta.update(expected=expected_version, versioned=True, must_exist=True)
@@ -368,7 +380,7 @@ class Writer:
             raise NotFoundError(f"{entity.name} {dict(key)} does not exist (table {table.table_name})")
         actual = self.version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
-            raise ConflictError(entity.name, stored_key, expected_version, actual)
+            raise self.version_conflict(entity, stored_key, expected_version, old)
         stored = natural(entity, old)
         merged = {**stored, **changes}
         for name in [*remove, *_derived_from_stored(entity, changes)]:
@@ -391,7 +403,7 @@ class Writer:
         ph = Placeholders()
         item[entity.version_attribute] = (actual or 0) + 1
         if actual is None:  # stored before the entity was versioned
-            parts = [f"attribute_not_exists({ph.name(entity.version_attribute)})"]
+            parts = [no_version_guard(ph, entity.version_attribute, old)]
         else:
             parts = [version_guard(ph, entity, table, actual)]
         body = {"Item": item_to_wire(item)}
@@ -428,7 +440,7 @@ class Writer:
             return None
         actual = self.version_of(entity, old) if entity.version_attribute else None
         if expected_version is not None and actual != expected_version:
-            raise ConflictError(entity.name, stored_key, expected_version, actual)
+            raise self.version_conflict(entity, stored_key, expected_version, old)
         ph = Placeholders()
         if entity.version_attribute and actual is not None:
             parts = [version_guard(ph, entity, table, actual)]
@@ -535,6 +547,34 @@ def same_as_read(ph: Placeholders, name: str, old: Mapping[str, object]) -> str:
     return f"{ph.name(name)} = {ph.value(old[name])}"
 
 
+def stored_version_text(entity: Entity, item: Mapping | None) -> str | None:
+    """How a conflict names a stored version no runtime write leaves, else None.
+
+    Said plainly because the bare value misleads: an item without a version read as "found no
+    item", and the text ``"3"`` (another tool's write) as "expected version 3 but found 3"."""
+    name = entity.version_attribute
+    if item is None or name is None:
+        return None
+    value = item.get(name)
+    if value is None:
+        return (
+            f"an item without {name} (stored by another tool, or before {entity.name} was "
+            "versioned; rt.update without expected_version gives it version 1)"
+        )
+    if type(value) is not int:
+        return f"{name} {value!r} ({type(value).__name__}), not a whole number (stored by another tool?)"
+    return None
+
+
+def no_version_guard(ph: Placeholders, name: str, old: Mapping[str, object]) -> str:
+    """That the item still has no version: absent, or NULL as another tool may have stored it
+    (``attribute_not_exists`` is false for a NULL, so the update would be refused as stale on
+    every attempt)."""
+    if name in old:
+        return f"attribute_type({ph.name(name)}, {ph.value('NULL')})"
+    return f"attribute_not_exists({ph.name(name)})"
+
+
 def version_guard(ph: Placeholders, entity: Entity, table: Table, expected: object) -> str:
     """``#version = :expected``, or ``attribute_not_exists(pk)`` when creating."""
     if expected is None:
@@ -598,6 +638,19 @@ def check_idempotency_key(entity: str, key: object) -> None:
             problem = f"{size} bytes: an idempotency key holds at most {MAX_IDEMPOTENCY_KEY_BYTES}"
     if problem:
         raise ValidationError(entity, [Violation(entity, "idempotency_key", "idempotency_key", problem)])
+
+
+def check_idempotency_value(entity: Entity, value: object) -> None:
+    """Refuse a blank value of the entity's idempotency attribute, as an explicit key is refused:
+    tools and forms send ``""`` for "no request id", and every such write would share one marker,
+    the second refused as the first one's retry with another payload."""
+    if isinstance(value, str) and not value.strip():
+        attribute = entity.idempotency_key or "idempotency_key"
+        problem = (
+            f"{value!r} is not an idempotency key: give a non-empty request id, or leave "
+            f"{attribute} out for a write without one"
+        )
+        raise ValidationError(entity.name, [Violation(entity.name, attribute, "idempotency_key", problem)])
 
 
 def check_mapping(entity: str, argument: str, value: object) -> dict[str, object]:
@@ -666,6 +719,8 @@ def idempotency_of(entity: Entity, items: Sequence[Mapping[str, object]], explic
         return None
     keys = {repr(item.get(entity.idempotency_key)): item.get(entity.idempotency_key) for item in items}
     keys.pop(repr(None), None)
+    for value in keys.values():
+        check_idempotency_value(entity, value)
     if len(keys) > 1:
         raise ValidationError(
             entity.name,
