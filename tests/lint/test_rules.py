@@ -401,6 +401,11 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         _with(SCAN, {"lint": {"conventions": {"scans": "forbidden"}}}),
         _with(SCAN, {"lint": {"conventions": {"scans": "allowed"}}}),
     ),
+    (
+        "TW208",
+        {"entities": {"Order": {"unique": [["customer_id", "order_id"]]}}},  # the table key's fields
+        {"entities": {"Order": {"unique": [["order_id"]]}}},  # unique across customers: not the key's
+    ),
     ("TW001", {"entities": {"Order": {"table": "nope"}}}, {"entities": {"Order": {"table": "orders"}}}),
     ("TW002", {"lint": {"disable": ["TW999"]}}, {"lint": {"disable": ["TW203"]}}),
     ("TW002", {"lint": {"transactional": "Order"}}, {"lint": {"transactional": ["Order"]}}),

@@ -2,20 +2,22 @@
 
 From answers (a short dialogue, or ``--entity`` flags) through ``tablewright.design.scaffold``, or
 from live tables (``--from-endpoint URL`` / ``--db FILE``) through ``tablewright.imports.sampled``.
-Exit status: 0 written, 2 bad answers or a design.yaml already there, 3 the endpoint cannot be read.
+Exit status: 0 written, 2 bad answers, input that ends before the dialogue does, or a design.yaml
+already there, 3 the endpoint cannot be read.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 _DEFAULT_ENTITIES = ("Customer:name,email", "Order:status,total=number")
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     click.echo(f"tablewright init: error: {message}", err=True)
     sys.exit(code)
 
@@ -42,6 +44,24 @@ def _ask(name: str | None, folder: Path) -> tuple[str, list[str]]:
         )
         entities.append(f"{entity}:{attributes}")
     return name, entities
+
+
+def _dialogue(name: str | None, folder: Path) -> tuple[str, list[str]]:
+    """The dialogue, with its input running out (stdin at its end: a pipe, a CI job with no
+    terminal) said as unusable input, status 2: click's own "Aborted!" exits 1, which is "findings"
+    to this command's callers (docs/cli.md). An interrupt (Ctrl-C) stays click's abort."""
+    try:
+        return _ask(name, folder)
+    except click.Abort as exc:
+        # click raises Abort "from None" for both; the EOFError or KeyboardInterrupt stays its context.
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            raise
+        click.echo()  # end the unanswered prompt's line before the error
+        _fail(
+            "the input ended before the questions were answered; nothing was written (answer them on "
+            "a terminal, or give --entity NAME:ATTRS (repeatable) or --yes for the defaults)",
+            2,
+        )
 
 
 @click.command()
@@ -96,7 +116,7 @@ def init(
     else:
         if not entities:
             default_name, entities = (
-                (default_name, _DEFAULT_ENTITIES) if yes else _ask(name, folder)  # type: ignore[assignment]
+                (default_name, _DEFAULT_ENTITIES) if yes else _dialogue(name, folder)  # type: ignore[assignment]
             )
         try:
             answers: list[EntityAnswer] = [parse_entity(e) for e in entities]

@@ -202,9 +202,10 @@ def marker_writes(writes: EntityWrites) -> float:
 
 def read_before_write_units(design: Design, name: str, writes: EntityWrites) -> float:
     """Read units per second of the strongly consistent GetItem the runtime makes on the item's own
-    key before every update, and before a create of an entity with ``unique`` constraints."""
-    reads = writes.updates + (writes.creates if design.entities[name].unique else 0.0)
-    return reads * read_units(entity_size(design, name).typical, "strong")
+    key before every update (to merge and re-validate). A create makes none, ``unique`` constraints
+    or not: it is one conditional write (a TransactWriteItems with the markers), and the runtime
+    reads only after it fails, to say why, which the estimate does not price."""
+    return writes.updates * read_units(entity_size(design, name).typical, "strong")
 
 
 def _entity(design: Design, name: str, result: Estimate) -> None:
@@ -440,7 +441,7 @@ def _max_known(values: list[float | None]) -> float | None:
 
 def _entity_loads(design: Design, target: Target) -> list[KeyLoad]:
     """Each entity's peak writes on its busiest key value of the target, and on the table the strong
-    reads the runtime makes on the same key before updates (and unique creates)."""
+    reads the runtime makes on the same key before updates."""
     loads = []
     for name in analysis.entities_in(design, target.table, target.index):
         pk = design.entities[name].keys[target.index or "table"].pk

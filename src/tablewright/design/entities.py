@@ -19,7 +19,7 @@ from .timeutil import (
     normalise_rfc3339,
     to_datetime,
 )
-from .validators import Violation, check_attribute, unstorable
+from .validators import Violation, check_attribute, ttl_problem, unstorable
 
 ATTRIBUTE_TYPES = (
     "string",
@@ -147,6 +147,9 @@ class Entity:
     max_batch: int | None = None  # most items written together (lint checks it against DynamoDB's limits)
     additional_attributes: bool = True
     description: str | None = None
+    # The table's TTL attribute, filled in when the design links (the entity alone does not know
+    # its table's settings). Left out of equality: it is derived from the table, not declared here.
+    ttl_attribute: str | None = field(default=None, compare=False)
 
     @property
     def units(self) -> dict[str, str]:
@@ -193,6 +196,7 @@ class Entity:
                     violations.append(
                         Violation(self.name, name, "unknown", f"{name} is not an attribute of {self.name}")
                     )
+        violations += self._ttl_violations(values)
         table_key = self.keys.get("table")
         if table_key is not None:
             for template in (table_key.pk, table_key.sk):
@@ -234,6 +238,19 @@ class Entity:
             if key:
                 item.update(key)
         return item
+
+    def _ttl_violations(self, values: Mapping[str, object]) -> list[Violation]:
+        """A given value of the table's TTL attribute that DynamoDB's TTL would never act on (a
+        string, or milliseconds), declared as an attribute of the entity or not: such an item is
+        stored and never expires. A computed TTL is checked once computed (``computed_violations``)."""
+        name = self.ttl_attribute
+        attr = self.attributes.get(name or "")
+        if name is None or (attr is not None and attr.computed is not None):
+            return []
+        problem = ttl_problem(values.get(name))
+        if problem is None:
+            return []
+        return [Violation(self.name, name, "ttl", problem)]
 
     def _unstorable(self, name: str, value: object) -> list[Violation]:
         return [Violation(self.name, path, "storable", message) for path, message in unstorable(value, name)]

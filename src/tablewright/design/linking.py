@@ -17,6 +17,7 @@ def link_design(design: Design) -> None:
         table = design.tables.get(entity.table)
         if table is None:
             continue
+        entity.ttl_attribute = table.ttl or None
         units, precisions = entity.units, entity.precisions
         for entry in entity.keys.values():
             # Templates built in Python without units or precisions learn them from the entity's

@@ -57,7 +57,7 @@ def load(path: str | FilePath) -> Design:
 def loads(text: str, file: str = "<design>") -> Design:
     """Load a design from YAML text; ``file`` names it in problem reports."""
     try:
-        source = load_source(text, file)
+        source = load_source(text, file, exact_numbers_at=holds_item_values)
     except yaml.MarkedYAMLError as exc:
         _refuse_foreign(format_of_text(text, file), file)
         mark = exc.problem_mark or exc.context_mark
@@ -86,6 +86,16 @@ def loads(text: str, file: str = "<design>") -> Design:
         raise DesignError(problems)
     design.warnings = [str(p) for p in problems]
     return design
+
+
+def holds_item_values(path: tuple[object, ...]) -> bool:
+    """Whether a YAML path is inside item data: ``samples:`` (items stored as written) or a pattern's
+    ``examples:`` (parameter values looked up as written). A number there must keep every digit: a
+    float's 17 would store 1234567890.1234567 for 1234567890.123456789, or look up a key no item has.
+    Volumes, prices and other settings are quantities, where a float is exact enough."""
+    if path[:1] == ("samples",):
+        return True
+    return len(path) >= 3 and path[0] == "patterns" and path[2] == "examples"
 
 
 def _refuse_foreign(found: tuple[str, str] | None, file: str) -> None:

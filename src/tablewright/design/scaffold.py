@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import yaml
+
+from .yamlsource import decimal_text
 
 SAMPLE_TYPES = ("string", "number", "boolean")
 CHILDREN_PER_PARENT = 2
@@ -208,10 +211,34 @@ VOLUMES_NOTE = """\
 """
 
 
+class _DesignDumper(yaml.SafeDumper):
+    """``yaml.safe_dump`` that also writes Decimals (sample values read from live tables)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        # A number shared by a sample and an example is written twice, as an int or a float is,
+        # not as an anchor (&id001) and an alias a reader has to follow.
+        return isinstance(data, Decimal) or super().ignore_aliases(data)
+
+
+def _represent_decimal(dumper: yaml.SafeDumper, number: Decimal) -> yaml.ScalarNode:
+    # Every digit, as the loader reads a number under samples:/examples: back (a float keeps ~17).
+    if number == number.to_integral_value():
+        return dumper.represent_int(int(number))
+    return dumper.represent_scalar("tag:yaml.org,2002:float", decimal_text(number))
+
+
+_DesignDumper.add_representer(Decimal, _represent_decimal)
+
+
 def to_yaml(data: dict[str, Any], how: str, folder: str = ".") -> str:
     """The design file text: a header, then the data in the order a reader wants it."""
     header = HEADER.format(name=data.get("name", "design"), how=how, folder=folder)
     header += VOLUMES_NOTE if "volumes" in data else ""
-    return header + yaml.safe_dump(
-        data, sort_keys=False, width=100, allow_unicode=True, default_flow_style=None
+    return header + yaml.dump(
+        data,
+        Dumper=_DesignDumper,
+        sort_keys=False,
+        width=100,
+        allow_unicode=True,
+        default_flow_style=None,
     )

@@ -143,6 +143,40 @@ EPOCH_BOUNDS: dict[str, tuple[int, int]] = {
 }
 
 
+# The latest expiry taken to be in epoch seconds: a TTL past 2100-01-01 is another unit (milliseconds
+# of today are a date some 55,000 years away), which DynamoDB's TTL reads as seconds and never reaches.
+TTL_LATEST_SECONDS = EPOCH_BOUNDS["epoch_s"][1]
+# Where a number stops being seconds and starts looking like a finer unit: 10**11 ms is 1973, 10**14
+# microseconds is 1973 too (and seconds past 2100 below 10**11 are only an unlikely date).
+_MILLISECONDS_FROM, _MICROSECONDS_FROM = 10**11, 10**14
+
+
+def ttl_problem(value: object) -> str | None:
+    """Why DynamoDB's TTL would never act on ``value`` as the TTL attribute, or None.
+
+    TTL reads only a top-level Number of epoch seconds: a string is skipped, and a number in
+    milliseconds is a date so far away that the item never expires. Any declared format or range
+    of the attribute does not change that, so this is checked apart from them.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return (
+            f"{value!r} ({type(value).__name__}) is not a Number: DynamoDB's TTL reads only a Number "
+            "of epoch seconds, so the item would never expire"
+        )
+    if value > TTL_LATEST_SECONDS:
+        return f"{value} is after 2100-01-01 in epoch seconds{_finer_unit_hint(value)}"
+    return None
+
+
+def _finer_unit_hint(value: int | float | Decimal) -> str:
+    if value >= _MILLISECONDS_FROM:
+        unit = "microseconds or finer" if value >= _MICROSECONDS_FROM else "milliseconds"
+        return f" (it looks like {unit}): DynamoDB's TTL reads epoch seconds, so the item would never expire"
+    return ": DynamoDB's TTL reads epoch seconds, so the item would not expire this century"
+
+
 def _uuid(value: object) -> str | None:
     if not isinstance(value, str) or not _UUID.fullmatch(value):
         return f"{value!r} is not a UUID (8-4-4-4-12 hex digits)"

@@ -8,7 +8,9 @@ which PyYAML would silently overwrite, are reported. Merge keys (``<<: *defaults
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 
 import yaml
 
@@ -26,6 +28,9 @@ class Source:
     marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
     key_marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
     duplicates: list[tuple[Path, int, int]] = field(default_factory=list)
+    # Where a number with a fraction is data to be kept digit for digit (a design's sample items),
+    # read as a Decimal from its text rather than as a float, which keeps about 17 digits.
+    exact_numbers_at: Callable[[Path], bool] | None = field(default=None, repr=False, compare=False)
 
     def where(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         """Position of ``path``, or of its nearest written ancestor when it is absent."""
@@ -45,9 +50,12 @@ MAX_VALUES = 200_000
 MAX_DEPTH = 100
 
 
-def load_source(text: str, file: str) -> Source:
+def load_source(text: str, file: str, exact_numbers_at: Callable[[Path], bool] | None = None) -> Source:
     """Compose YAML text into data and marks; raises ``yaml.YAMLError`` (with a mark where there is
-    one) on syntax errors and on documents too deep or too large to be a design."""
+    one) on syntax errors and on documents too deep or too large to be a design.
+
+    A number with a fraction at a path ``exact_numbers_at`` accepts is a ``Decimal`` of the digits
+    written (``1234567890.123456789`` stays so); elsewhere YAML's float, as configuration wants."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:  # PyYAML composes recursively: thousands of levels exhaust the stack
@@ -56,7 +64,7 @@ def load_source(text: str, file: str) -> Source:
         ) from None
     except yaml.reader.ReaderError as exc:  # PyYAML says where as an offset, without file or line
         raise _marked(exc, text, file) from None
-    source = Source(file, None)
+    source = Source(file, None, exact_numbers_at=exact_numbers_at)
     if node is None:
         source.data = {}
         return source
@@ -125,7 +133,45 @@ def _convert(node: yaml.Node, path: Path, source: Source, constructor: yaml.Safe
         return _convert_mapping(node, path, source, constructor)
     if isinstance(node, yaml.SequenceNode):
         return [_convert(child, (*path, i), source, constructor) for i, child in enumerate(node.value)]
+    if node.tag == _FLOAT and source.exact_numbers_at is not None and source.exact_numbers_at(path):
+        exact = exact_decimal(node.value)
+        if exact is not None:
+            return exact
     return constructor.construct_object(node, deep=True)
+
+
+_FLOAT = "tag:yaml.org,2002:float"
+
+
+def exact_decimal(text: str) -> Decimal | None:
+    """The Decimal a YAML float scalar spells (``1_000.5``, ``.5``, ``-1.5e+3``), digit for digit, or
+    None for what has no exact decimal (``.inf``, ``.nan``, YAML 1.1's base-60 ``1:30.5``): those are
+    left to YAML's own float, and the design's checks say what they say of a float."""
+    spelled = text.replace("_", "")
+    if ":" in spelled:
+        return None
+    try:
+        number = Decimal(spelled)
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() else None
+
+
+# Beyond these exponents a number is written as d.ddd e+N rather than with all its zeros.
+_POSITIONAL_EXPONENTS = range(-12, 28)
+
+
+def decimal_text(number: Decimal) -> str:
+    """A finite Decimal as a YAML float scalar that ``exact_decimal`` reads back to the same number:
+    positional where short, else a mantissa with a dot and a signed exponent, as YAML 1.1 needs to
+    take it for a number (``1e-7`` is text to YAML; ``1.0e-7`` is a number)."""
+    if number.adjusted() in _POSITIONAL_EXPONENTS:
+        text = f"{number:f}"
+        return text if "." in text else f"{text}.0"
+    sign, digits, _ = number.as_tuple()
+    shown = "".join(map(str, digits)).rstrip("0") or "0"
+    mantissa = f"{shown[0]}.{shown[1:] or '0'}"
+    return f"{'-' if sign else ''}{mantissa}e{number.adjusted():+d}"
 
 
 def _convert_mapping(

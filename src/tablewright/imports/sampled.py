@@ -19,9 +19,12 @@ from .writer import design_names, table_dict
 
 
 def _yaml_value(value: Any) -> Any:
-    """A deserialized DynamoDB value as YAML can write it (None for what it cannot)."""
+    """A deserialized DynamoDB value as YAML can write it (None for what it cannot). A number with a
+    fraction stays a Decimal, written digit for digit (``scaffold.to_yaml``) and read back so under
+    ``samples:``/``examples:``: as a float, 1.0000000000000001 came back as 1.0, an example key
+    that finds nothing."""
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
+        return int(value) if value == value.to_integral_value() else value
     if isinstance(value, set | frozenset):
         return sorted(_yaml_value(v) for v in value)
     if isinstance(value, dict):

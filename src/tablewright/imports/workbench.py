@@ -166,7 +166,7 @@ def _table(
         for gsi in gsis:  # a Workbench GSI has no units of its own: it is created with the table's
             gsi["ProvisionedThroughput"] = dict(create["ProvisionedThroughput"])
         if gsis:
-            notes.append("the model gives indexes no capacity of their own: each GSI gets the table's")
+            notes.append(_shared_capacity_note(create["ProvisionedThroughput"]))
     if gsis:
         create["GlobalSecondaryIndexes"] = gsis
     types = _types(entry, definitions, warnings)
@@ -187,6 +187,15 @@ def _table(
             f"table {name}: {unplaced} sample item(s) fit no facet (keys or attributes differ) and are not kept"
         )
     return ImportedTable(create=create, entities=sketches, notes=notes)
+
+
+def _shared_capacity_note(throughput: dict[str, Any]) -> str:
+    """Says what each GSI was given, with the units, so the note reads as a whole sentence."""
+    units = f"{throughput['ReadCapacityUnits']} read and {throughput['WriteCapacityUnits']} write units"
+    return (
+        "the model gives indexes no capacity of their own, so each GSI is given the table's "
+        f"provisioned capacity ({units})"
+    )
 
 
 def _gsis(entry: dict[str, Any], definitions: list[dict]) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -9,7 +10,7 @@ from tablewright.cost import analysis
 from tablewright.cost.estimate import SECONDS_PER_MONTH
 from tablewright.cost.prices import default_prices
 from tablewright.cost.sizes import entity_size, index_entry_size, read_units, write_units
-from tablewright.design.model import Projection
+from tablewright.design.model import Design, Entity, Projection
 
 from ..context import Context, index_path, pattern_path
 from ..registry import Hit, rule
@@ -226,3 +227,54 @@ def consistent_read_on_gsi(ctx: Context) -> Iterator[Hit]:
                     "Consistent reads are not supported on global secondary indexes",
                 )
                 break
+
+
+@rule(
+    "TW208",
+    "unique-repeats-table-key",
+    "indexes",
+    "warning",
+    "A unique constraint covers every field of its entity's table key.",
+    "The table key is unique already: a create (rt.put) of a second item with the same key is refused, "
+    "so the values of a constraint holding every key field cannot repeat either. Yet the runtime still "
+    "stores a marker item per value and writes every create in a TransactWriteItems (2x): writes and "
+    "storage paid for a guarantee the key gives.",
+    "Remove the constraint from unique:; keep constraints over attributes the table key does not hold "
+    "(an email beside an id).",
+)
+def unique_repeats_table_key(ctx: Context) -> Iterator[Hit]:
+    for entity in ctx.design.entities.values():
+        key_fields = _table_key_fields(entity)
+        if not key_fields:
+            continue  # a constant key (or none): nothing the key proves about the values
+        for position, group in enumerate(entity.unique):
+            if not key_fields <= set(group):
+                continue
+            saved = _constraint_dollars(ctx, entity, position)
+            yield Hit(
+                ("entities", entity.name, "unique", position),
+                f"unique constraint [{', '.join(group)}] of {entity.name} holds every field of its table "
+                f"key ({', '.join(sorted(key_fields))}): the key already keeps those values unique, yet "
+                f"each create writes a marker item for them; the constraint costs {ctx.impact(saved)}",
+            )
+
+
+def _table_key_fields(entity: Entity) -> set[str]:
+    """The fields the entity's table key templates are made of (empty without a table key)."""
+    entry = entity.keys.get("table")
+    if entry is None:
+        return set()
+    return set(entry.pk.fields) | set(entry.sk.fields if entry.sk else ())
+
+
+def _constraint_dollars(ctx: Context, entity: Entity, position: int) -> float:
+    """What one constraint adds to its table's on-demand bill: the design priced with and without it
+    (its markers, and the transaction's 2x when it is the entity's only reason for one)."""
+    without = Context(_without_constraint(ctx.design, entity, position), ctx.options)
+    return ctx.target_dollars(entity.table) - without.target_dollars(entity.table)
+
+
+def _without_constraint(design: Design, entity: Entity, position: int) -> Design:
+    kept = tuple(group for i, group in enumerate(entity.unique) if i != position)
+    entities = {**design.entities, entity.name: dataclasses.replace(entity, unique=kept)}
+    return dataclasses.replace(design, entities=entities)
