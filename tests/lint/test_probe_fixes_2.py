@@ -67,3 +67,20 @@ def test_a_constraint_the_key_does_not_imply_is_quiet(unique: str, pk: str) -> N
 
 def test_the_example_with_unique_constraints_gets_no_false_positive() -> None:
     assert [f for f in lint_file(EXAMPLES / "woms" / "design.yaml") if f.rule == "TW208"] == []
+
+
+def test_the_configuration_example_in_the_docs_names_rules_that_exist() -> None:
+    """docs/lint.md's example set a severity for TW105, which no rule is: copied, it was refused."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from tablewright.lint.config import LintConfig
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text(encoding="utf-8")
+    (example,) = [
+        block for block in re.findall(r"```yaml\n(.*?)```", text, re.S) if block.startswith("lint:")
+    ]
+    config = LintConfig.from_mapping(yaml.safe_load(example)["lint"])
+    assert config.severity and config.disable

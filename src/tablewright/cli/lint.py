@@ -22,7 +22,7 @@ def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
         rule, sep, level = item.partition("=")
         if not sep:
             raise click.BadParameter(
-                f"{item!r}: write RULE=LEVEL, e.g. TW105=warning", param_hint="--severity"
+                f"{item!r}: write RULE=LEVEL, e.g. TW304=error", param_hint="--severity"
             )
         levels[rule.strip()] = level.strip()
     data["severity"] = levels

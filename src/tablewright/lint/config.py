@@ -1,7 +1,7 @@
 """Which rules run and how severe they are: rule defaults, then the design's ``lint:`` section, then a
 sidecar file, then the command line (each later one wins).
 
-The shape everywhere is ``{disable: [TW203, unused-index], severity: {TW105: warning}}``; rules may
+The shape everywhere is ``{disable: [TW203, unused-index], severity: {TW304: error}}``; rules may
 be named by id or name. The sidecar of ``design.yaml`` is ``design.lint.yaml`` beside it. ``batches``
 (``{Reading: 100}`` or ``{Reading: {items: 100, extra_actions: 1}}``, the extra actions being other
 puts in the same transaction, like the sensor API's processed-batch marker) declares the largest
