@@ -21,9 +21,7 @@ def _config(disable: tuple[str, ...], severity: tuple[str, ...]) -> LintConfig:
     for item in severity:
         rule, sep, level = item.partition("=")
         if not sep:
-            raise click.BadParameter(
-                f"{item!r}: write RULE=LEVEL, e.g. TW304=error", param_hint="--severity"
-            )
+            raise click.BadParameter(f"{item!r}: write RULE=LEVEL, e.g. TW304=error", param_hint="--severity")
         levels[rule.strip()] = level.strip()
     data["severity"] = levels
     try:
