@@ -7,6 +7,7 @@
 from .core import Runtime
 from .errors import (
     AlreadyExistsError,
+    AmbiguousItemError,
     ConditionFailedError,
     ConflictError,
     ConventionError,
@@ -26,6 +27,7 @@ from .writes import WriteResult
 
 __all__ = [
     "AlreadyExistsError",
+    "AmbiguousItemError",
     "ConditionFailedError",
     "ConflictError",
     "IdempotencyKeyReusedError",

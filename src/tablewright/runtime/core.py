@@ -49,6 +49,19 @@ def _load(path_or_design: str | os.PathLike | Design) -> Design:
 MAX_LIMIT = 2**31 - 1  # DynamoDB's largest Limit
 
 
+def _moment(now: object) -> datetime:
+    """The write time: ``now`` (a ``datetime``), or the clock's when None. An epoch number or a
+    ``date`` is refused naming ``now``, not later by the design layer as a value of some attribute
+    (and ``now=0`` must not quietly mean "the clock's time")."""
+    if now is None:
+        return datetime.now(UTC)
+    if not isinstance(now, datetime):
+        raise TypeError(
+            f"now must be a datetime (e.g. datetime.now(UTC)), not {type(now).__name__} {now!r:.40}"
+        )
+    return now
+
+
 def _names(remove: Sequence[str] | str) -> tuple[str, ...]:
     # remove="note" means the attribute note, not the attributes n, o, t and e.
     return (remove,) if isinstance(remove, str) else tuple(remove)
@@ -117,7 +130,8 @@ class Runtime:
 
     # ------------------------------------------------------------------------------------ tables
     def create_tables(self, *, exist_ok: bool = True) -> list[str]:
-        """CreateTable (keys, billing, indexes, stream, class) and UpdateTimeToLive for every table."""
+        """Every table as ``export --to create-table`` writes it: CreateTable (keys, billing, indexes,
+        stream, class, tags, encryption, deletion protection), then TTL, PITR and other settings."""
         return _tables.create_tables(self.client, list(self.design.tables.values()), exist_ok=exist_ok)
 
     def update_tables(self, *, delete_indexes: bool = False) -> list[str]:
@@ -187,7 +201,7 @@ class Runtime:
         """The item a create of ``values`` stores: validated (``ValidationError`` listing every rule
         broken), with defaults, computed attributes, the discriminator and table/index keys. The
         version attribute is the write's business and is not set here."""
-        return compose(self.entity(entity), dict(values), now=now or datetime.now(UTC), created=True)
+        return compose(self.entity(entity), dict(values), now=_moment(now), created=True)
 
     def put(
         self,
@@ -241,7 +255,7 @@ class Runtime:
         expected_version = check_version(entity, expected_version)
         cond = condition_of(found, condition, condition_params)
         idem = idempotency_of(found, [values], idempotency_key)
-        moment = now or datetime.now(UTC)
+        moment = _moment(now)
         return self.writer.run(
             lambda: self._with_idempotency(
                 found,
@@ -293,7 +307,7 @@ class Runtime:
         if idempotency_key is not None:
             check_idempotency_key(entity, idempotency_key)
         cond = condition_of(found, condition, condition_params)
-        moment = now or datetime.now(UTC)
+        moment = _moment(now)
         # The key and the names it changes, not the values: a retry may compute them from a new read.
         remove = _names(remove)
         request = ("update", entity, dict(key), sorted(changes), sorted(remove))
@@ -348,7 +362,7 @@ class Runtime:
     ) -> WriteResult:
         """Write ``operations`` (from ``tx_put``/``tx_replace``/``tx_update``/``tx_delete``/``tx_check``) as one
         TransactWriteItems, with their uniqueness and idempotency markers; see ``transact.py``."""
-        return _transact(self, operations, idempotency_key=idempotency_key, now=now or datetime.now(UTC))
+        return _transact(self, operations, idempotency_key=idempotency_key, now=_moment(now))
 
     def tx_put(
         self,
@@ -472,7 +486,7 @@ class Runtime:
             self.entity(entity),
             check_mappings(entity, "items", items),
             idempotency_key=idempotency_key,
-            now=now or datetime.now(UTC),
+            now=_moment(now),
             atomic=atomic,
         )
 
@@ -491,7 +505,7 @@ class Runtime:
             self,
             self.entity(entity),
             check_mappings(entity, "items", items),
-            now=now or datetime.now(UTC),
+            now=_moment(now),
             on_progress=on_progress,
         )
 

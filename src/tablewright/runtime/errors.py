@@ -130,6 +130,11 @@ class PatternError(RuntimeFailure, ValueError):
     """An access pattern is unknown or was called with missing or wrong parameters."""
 
 
+class AmbiguousItemError(RuntimeFailure):
+    """An item read without its ``entity_type`` (an index that does not project it) whose key fits
+    more than one entity: the runtime says so rather than guess which one it is."""
+
+
 class TransactionTooLargeError(RuntimeFailure):
     """An atomic write needs more than TransactWriteItems allows (100 actions, 4 MB)."""
 

@@ -29,7 +29,7 @@ from .errors import (
     in_operation,
 )
 from .items import natural
-from .writes import Action, Stale
+from .writes import Action, Stale, version_matches
 
 if TYPE_CHECKING:
     from .core import Runtime
@@ -111,7 +111,7 @@ def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
     actual = rt.writer.version_of(entity, current)
     if action.must_exist is False and current is not None:
         return AlreadyExistsError(entity.name, action.subject, actual)
-    if action.versioned and actual != action.expected:
+    if action.versioned and not version_matches(action.expected, actual):
         return rt.writer.version_conflict(entity, action.subject, action.expected, current)
     if action.must_exist and current is None:
         if action.versioned:

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from ..design.entities import TIMESTAMP_FORMATS
-from ..design.model import Design, Entity, Table
+from ..design.model import Design, Entity, EntityKey, Table
 from ..design.templates import KeyTemplate, TemplateValueError
 from ..design.timeutil import epoch_ms, epoch_s
 from ..design.validators import Violation, type_problem
-from .errors import ValidationError
+from .errors import AmbiguousItemError, ValidationError
 from .markers import is_marker
 from .wire import Record
 
@@ -213,6 +213,16 @@ def to_record(entity: Entity, table: Table, item: Mapping[str, object]) -> Recor
     return Record(entity.name, natural(entity, item), table_key(table, item))
 
 
+def _ambiguity(entities: list[Entity], item: Mapping[str, object]) -> str:
+    names = " and ".join(e.name for e in entities)
+    tag = entities[0].entity_type_attribute
+    return (
+        f"an item without {tag} (read through an index that does not project it) has a key that fits "
+        f"{names}: project {tag} into the index, or give their keys different shapes; "
+        f"key {dict((k, item[k]) for k in sorted(item))!r}"
+    )
+
+
 class Classifier:
     """Finds the entity of an item read from one table.
 
@@ -220,12 +230,26 @@ class Classifier:
     item's table key matches the entity's key templates (``TASK#...`` vs ``EVENT#...``). Entities
     whose keys are bare fields cannot be told apart that way: the first candidate wins, which is
     right when a table holds one entity (the van telemetry case).
+
+    An item that lacks the discriminator attribute altogether (read through an index that does not
+    project it, ``KEYS_ONLY`` or ``INCLUDE`` without it) is told by its key shape too: its table key
+    and the index keys it holds, against every discriminated entity of its table, not only the ones
+    asked for, so that an item of another entity is not taken for a wanted one. A key that fits
+    several of them is never guessed: an ``AmbiguousItemError`` with ``refuse_ambiguous`` (a pattern
+    run, whose caller must hear of it), else no entity (a scan of a whole table, where one foreign
+    item must not stop the rest, sees it as it saw every untyped item before).
     """
 
-    def __init__(self, design: Design, candidates: Iterable[str]) -> None:
+    def __init__(self, design: Design, candidates: Iterable[str], *, refuse_ambiguous: bool = False) -> None:
+        self.refuse_ambiguous = refuse_ambiguous
         entities = [design.entities[name] for name in candidates]
         # Discriminated entities first: their test is exact.
         self.entities = sorted(entities, key=lambda e: not self._discriminated(e))
+        self.names = {e.name for e in entities}
+        self.undiscriminated = [e for e in self.entities if not self._discriminated(e)]
+        tables = dict.fromkeys(e.table for e in entities)
+        # Every discriminated entity sharing a table with a candidate: the ones an untyped item may be.
+        self.typed_neighbours = [e for t in tables for e in design.entities_in(t) if self._discriminated(e)]
 
     @staticmethod
     def _discriminated(entity: Entity) -> bool:
@@ -238,19 +262,47 @@ class Classifier:
             tag = entity.entity_type_attribute
             if self._discriminated(entity) and item.get(tag) == entity.entity_type:  # type: ignore[arg-type]
                 return entity
+        untyped = self._untyped_candidates(item)
         # A key the item's own values compose first; then a key of the right shape (an item without
         # those values: a keys-only projection, or written in a spelling since made canonical).
         for exact in (True, False):
-            for entity in self.entities:
-                if not self._discriminated(entity) and self._key_matches(entity, item, exact=exact):
+            for entity in self.undiscriminated:
+                if self._key_matches(entity, item, exact=exact):
                     return entity
+            fitting = [e for e in untyped if self._keys_match(e, item, exact=exact)]
+            if len(fitting) == 1:
+                return fitting[0] if fitting[0].name in self.names else None
+            if fitting and self.refuse_ambiguous:
+                raise AmbiguousItemError(_ambiguity(fitting, item))
+            if fitting:
+                return None
         return None
+
+    def _untyped_candidates(self, item: Mapping[str, object]) -> list[Entity]:
+        """The typed entities ``item`` may be although it lacks their type attribute: none when it
+        carries another entity's type (entities may name their type attribute each their own way)."""
+        if any(item.get(e.entity_type_attribute) == e.entity_type for e in self.typed_neighbours):  # type: ignore[arg-type]
+            return []
+        return [e for e in self.typed_neighbours if e.entity_type_attribute not in item]
+
+    @staticmethod
+    def _keys_match(entity: Entity, item: Mapping[str, object], *, exact: bool) -> bool:
+        """The table key and every index key of ``entity`` that ``item`` holds fit its templates."""
+        if not Classifier._key_matches(entity, item, exact=exact):
+            return False
+        return all(
+            Classifier._entry_matches(entry, item, exact=exact)
+            for index, entry in entity.keys.items()
+            if index != "table" and entry.partition_name in item
+        )
 
     @staticmethod
     def _key_matches(entity: Entity, item: Mapping[str, object], *, exact: bool) -> bool:
         entry = entity.keys.get("table")
-        if entry is None:
-            return False
+        return entry is not None and Classifier._entry_matches(entry, item, exact=exact)
+
+    @staticmethod
+    def _entry_matches(entry: EntityKey, item: Mapping[str, object], *, exact: bool) -> bool:
         pairs = [(entry.pk, entry.partition_name), (entry.sk, entry.sort_name)]
         for template, name in pairs:
             if template is None or name is None:

@@ -78,13 +78,22 @@ def _value_text(value: object) -> str:
         # A set has no order (str() follows the hash seed, so each process spelled {"a", "b"} its
         # own way): its members sorted, in the braces str() writes.
         return "{" + ", ".join(sorted(_member_text(member) for member in value)) + "}"
+    if isinstance(value, Mapping):
+        # A map has no order to DynamoDB ({"a": 1, "b": 2} and {"b": 2, "a": 1} are one M value),
+        # but str() follows insertion order: its entries sorted by name, in the braces str() writes.
+        return "{" + ", ".join(f"{name!r}: {_member_text(value[name])}" for name in sorted(value)) + "}"
     return str(value)
 
 
 def _member_text(member: object) -> str:
-    # A set member as str() of the set writes it (repr), a number by value as above.
+    # A set member or map value as str() of the set writes it (repr), a number by value as above,
+    # and a nested map or set in its canonical text too.
     if isinstance(member, int | Decimal) and not isinstance(member, bool):
         return _value_text(member)
+    if isinstance(member, Mapping | set | frozenset):
+        return _value_text(member)
+    if isinstance(member, list | tuple):
+        return "[" + ", ".join(_member_text(element) for element in member) + "]"
     return repr(bytes(member) if isinstance(member, bytearray) else member)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from ..design.model import AccessPattern, Entity
+from ..design.model import AccessPattern, Design, Entity, Table
 from ..design.templates import TemplateValueError
 from .errors import CursorError, PatternError
 from .expressions import Placeholders, filter_expression, key_condition_expression
@@ -37,7 +37,8 @@ class Run:
         self.served = pattern.served
         self.via: Entity = rt.design.entities[self.served.via or pattern.returns[0]]
         self.table = rt.design.table_of(self.via.name)
-        self.classify = Classifier(rt.design, pattern.returns)
+        untyped = _drops_entity_type(rt.design, self.table, pattern)
+        self.classify = Classifier(rt.design, pattern.returns, refuse_ambiguous=untyped)
         self.page = Page()
 
     def convert_param(self, name: str, value: object) -> object:
@@ -64,6 +65,26 @@ class Run:
         stats.requests += 1
         stats.add_capacity(response.get("ConsumedCapacity"))
         return response
+
+
+def _drops_entity_type(design: Design, table: Table, pattern: AccessPattern) -> bool:
+    """Whether the pattern reads through an index that does not project the entity-type attribute
+    of an entity it returns: there every item arrives untyped, and one whose keys fit several
+    entities is an error to raise (elsewhere an untyped item is foreign data, skipped as before)."""
+    index_name = pattern.served.index
+    if index_name is None or index_name not in table.indexes:
+        return False
+    projection = table.indexes[index_name].projection
+    if projection.type.upper() == "ALL":
+        return False
+    pk, sk = table.key_schema(index_name)
+    projected = {
+        *projection.attributes,
+        pk.name,
+        *(k.name for k in (sk, table.partition_key, table.sort_key) if k),
+    }
+    tags = {design.entities[name].entity_type_attribute for name in pattern.returns}
+    return any(tag and tag not in projected for tag in tags)
 
 
 def _index_key(run: Run, raw: Mapping[str, Any]) -> dict:

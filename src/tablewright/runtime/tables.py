@@ -1,4 +1,6 @@
-"""CreateTable / UpdateTable / UpdateTimeToLive requests built from a design's tables.
+"""CreateTable / UpdateTable / UpdateTimeToLive requests built from a design's tables, with the
+table's settings (tags, encryption, deletion protection, PITR, contributor insights, a Kinesis
+destination, a resource policy) as ``export --to create-table`` writes them.
 
 ``create_request(table)`` is pure (useful to print or diff); ``create_tables`` and ``update_tables``
 send requests through any client and wait for ACTIVE, which is immediate on the embedded engine
@@ -7,6 +9,7 @@ and takes seconds on AWS.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -14,10 +17,14 @@ from botocore.exceptions import ClientError
 
 from ..design.model import Table
 from ..export.create_table import create_table, index_request
+from ..export.create_table import requests as table_requests
 
 # The requests themselves are the export package's neutral form (pure functions of the design), so
-# what `tablewright export --to create-table` prints is exactly what the runtime sends.
+# what `tablewright export --to create-table` prints is exactly what the runtime sends: CreateTable
+# with its settings merged in (``table_requests``), then the calls that follow it.
 create_request = create_table
+# Sent by ``_set_ttl``, which also knows how to switch a TTL off or to another attribute.
+_SENT_APART = frozenset({"CreateTable", "UpdateTimeToLive"})
 
 
 def _wait_active(client: Any, name: str, timeout: float = 300.0) -> dict:
@@ -61,8 +68,9 @@ def create_tables(client: Any, tables: list[Table], *, exist_ok: bool = True) ->
     when ``exist_ok`` (use ``update_tables`` to bring them in line)."""
     done: list[str] = []
     for table in tables:
+        calls = table_requests(table)
         try:
-            client.create_table(**create_request(table))
+            client.create_table(**calls["CreateTable"])
         except ClientError as error:
             if error.response["Error"]["Code"] == "ResourceInUseException" and exist_ok:
                 done.append(f"{table.table_name}: exists")
@@ -71,7 +79,25 @@ def create_tables(client: Any, tables: list[Table], *, exist_ok: bool = True) ->
         _wait_active(client, table.table_name)
         done.append(f"{table.table_name}: created")
         done += _set_ttl(client, table, None)
+        done += _send_follow_ups(client, table, calls)
     return done
+
+
+def _send_follow_ups(client: Any, table: Table, calls: dict[str, dict[str, Any]]) -> list[str]:
+    """The calls a new table needs after CreateTable (UpdateContinuousBackups for PITR,
+    UpdateContributorInsights, EnableKinesisStreamingDestination), in the export's order."""
+    done: list[str] = []
+    for operation, request in calls.items():
+        if operation in _SENT_APART:
+            continue
+        getattr(client, _method_name(operation))(**request)
+        done.append(f"{table.table_name}: {operation}")
+    return done
+
+
+def _method_name(operation: str) -> str:
+    # boto3's method for an API operation: UpdateContinuousBackups -> update_continuous_backups.
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
 
 
 def update_tables(client: Any, tables: list[Table], *, delete_indexes: bool = False) -> list[str]:

@@ -104,10 +104,17 @@ _PLANNERS: dict[str, Callable[[Runtime, TxOp, datetime], Plan]] = {
 }
 
 
+_BUILDERS = "build them with rt.tx_put, rt.tx_replace, rt.tx_update, rt.tx_delete or rt.tx_check"
+
+
 def transact(rt: Runtime, ops: Sequence[TxOp], *, idempotency_key: object, now: datetime) -> WriteResult:
     """Plan every operation, check DynamoDB's limits, send one transaction (re-planned if a read went stale)."""
     if not ops:
-        raise ValueError("transact needs at least one operation")
+        raise ValueError(f"transact needs at least one operation ({_BUILDERS})")
+    strays = [f"[{i}] {type(op).__name__}" for i, op in enumerate(ops) if not isinstance(op, TxOp)]
+    if strays:
+        # A dict such as {"put": ...} would otherwise fail deep inside as an AttributeError.
+        raise TypeError(f"transact operations {', '.join(strays)} are not operations: {_BUILDERS}")
     unknown = sorted({op.verb for op in ops} - set(_PLANNERS))
     if unknown:
         raise ValueError(

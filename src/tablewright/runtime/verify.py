@@ -36,6 +36,10 @@ class Verdict:
     missing: list[dict] = field(default_factory=list)
     extra: list[dict] = field(default_factory=list)
     out_of_order: bool = False
+    # The ``means.order`` attribute when the served items lack it (an index that does not project
+    # it): their order cannot be judged, and a caller sorting them again could not either.
+    unprojected_order: str | None = None
+    index: str | None = None
     error: str | None = None
     stats: Stats = field(default_factory=Stats)
     # The records themselves, for showing both sides (``tablewright explore``); not in check's report.
@@ -55,6 +59,9 @@ class Verdict:
             parts.append(f"{len(self.extra)} extra (e.g. {_short(self.extra[0])})")
         if self.out_of_order:
             parts.append("out of order")
+        if self.unprojected_order:
+            where = f"index {self.index}" if self.index else "the served read"
+            parts.append(f"orders by {self.unprojected_order}, which {where} does not project")
         if self.expected != self.returned:
             parts.append(f"expected {self.expected} items, served {self.returned}")
         return "; ".join(parts)
@@ -124,9 +131,15 @@ def evaluate_means(
 
 
 def compare(
-    pattern: AccessPattern, expected: list[Record], served: list[Record], verdict: Verdict
+    pattern: AccessPattern,
+    expected: list[Record],
+    served: list[Record],
+    verdict: Verdict,
+    stored: Iterable[Record] | None = None,
 ) -> Verdict:
-    """Fill ``verdict`` with the differences; ties on the order attribute are interchangeable."""
+    """Fill ``verdict`` with the differences; ties on the order attribute are interchangeable.
+    ``stored`` (every record ``means`` was evaluated over; ``expected`` when not given) tells a
+    served record that lacks the order attribute from the stored item that holds it."""
     order = pattern.means.order
     verdict.expected, verdict.returned = len(expected), len(served)
     want = {r.identity: r for r in expected}
@@ -143,19 +156,31 @@ def compare(
             extra = [r for r in extra if r not in swaps]
     verdict.missing = [dict(r.key, entity=r.entity) for r in missing]
     verdict.extra = [dict(r.key, entity=r.entity) for r in extra]
-    if order is not None and not missing and not extra:
+    if order is not None and _lacks_order_attribute(order.attribute, stored or expected, served):
+        # Said beside missing and extra records too: a limit over an order it cannot see misses some.
+        verdict.unprojected_order, verdict.index = order.attribute, pattern.served.index
+    elif order is not None and not missing and not extra:
         values = [repr(_order_value(r, order.attribute)) for r in served]
         verdict.out_of_order = values != [repr(_order_value(r, order.attribute)) for r in expected]
-    verdict.ok = not (verdict.missing or verdict.extra or verdict.out_of_order) and len(expected) == len(
-        served
-    )
+    differs = verdict.missing or verdict.extra or verdict.out_of_order or verdict.unprojected_order
+    verdict.ok = not differs and len(expected) == len(served)
     return verdict
+
+
+def _lacks_order_attribute(attribute: str, stored: Iterable[Record], served: list[Record]) -> bool:
+    """Whether a served record lacks ``attribute`` that the same stored item has: the index it was
+    read through does not project it (an item stored without it lacks it on both sides)."""
+    by_identity = {r.identity: r for r in stored}
+    return any(
+        attribute not in record and attribute in by_identity.get(record.identity, {}) for record in served
+    )
 
 
 def verify_pattern(
     rt: Runtime, name: str, params: Mapping[str, object], records: Iterable[Record]
 ) -> Verdict:
     """Run pattern ``name`` both ways over ``records`` (what was written) and compare."""
+    records = list(records)  # read twice: by ``means`` and to tell what the served items lack
     verdict = Verdict(name, dict(params))
     try:
         pattern = rt.pattern(name)
@@ -167,7 +192,7 @@ def verify_pattern(
         return verdict
     verdict.stats = page.stats
     verdict.served_records, verdict.expected_records = list(page.items), expected
-    return compare(pattern, expected, page.items, verdict)
+    return compare(pattern, expected, page.items, verdict, stored=records)
 
 
 def stored_records(rt: Runtime, entities: Iterable[str]) -> list[Record]:

@@ -312,7 +312,8 @@ class Writer:
         if entity.version_attribute and expected_version is None:
             raise TypeError(
                 f"{entity.name} is versioned ({entity.version_attribute}): rt.replace needs the "
-                "expected_version it read, so a concurrent write is not silently undone"
+                "expected_version it read, so a concurrent write is not silently undone (0 for an "
+                "item stored without a version, or none)"
             )
         table = self.rt.design.table_of(entity.name)
         item = compose(entity, dict(values), now=now, created=True)
@@ -324,11 +325,11 @@ class Writer:
             keep_created(entity, item, natural(entity, old))
         if entity.version_attribute:
             actual = self.version_of(entity, old)
-            if actual != expected_version:
+            if not version_matches(expected_version, actual):
                 raise self.version_conflict(entity, key, expected_version, old)
             item[entity.version_attribute] = (expected_version or 0) + 1
-            parts = [version_guard(ph, entity, table, expected_version)]
-            meta.update(expected=expected_version, versioned=True, must_exist=True)
+            parts = [replace_version_guard(ph, entity, table, expected_version, old)]
+            meta.update(expected=expected_version, versioned=True, must_exist=old is not None)
         else:
             # Guard what the plan read (existence, unique values) so markers never go astray.
             parts = self._unversioned_guard(entity, table, old, ph)
@@ -379,7 +380,7 @@ class Writer:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
             raise NotFoundError(f"{entity.name} {dict(key)} does not exist (table {table.table_name})")
         actual = self.version_of(entity, old) if entity.version_attribute else None
-        if expected_version is not None and actual != expected_version:
+        if expected_version is not None and not version_matches(expected_version, actual):
             raise self.version_conflict(entity, stored_key, expected_version, old)
         stored = natural(entity, old)
         merged = {**stored, **changes}
@@ -439,13 +440,16 @@ class Writer:
                 raise ConflictError(entity.name, stored_key, expected_version, None)
             return None
         actual = self.version_of(entity, old) if entity.version_attribute else None
-        if expected_version is not None and actual != expected_version:
+        if expected_version is not None and not version_matches(expected_version, actual):
             raise self.version_conflict(entity, stored_key, expected_version, old)
         ph = Placeholders()
         if entity.version_attribute and actual is not None:
             parts = [version_guard(ph, entity, table, actual)]
         else:
             parts = self._unversioned_guard(entity, table, old, ph)
+            if entity.version_attribute and expected_version == 0:
+                # The caller expects no version: one a concurrent write gave it meanwhile refuses.
+                parts.append(no_version_guard(ph, entity.version_attribute, old))
         versioned = bool(entity.version_attribute and actual is not None)
         body = {"Key": item_to_wire(stored_key)}
         action = self.item_action(
@@ -573,6 +577,24 @@ def no_version_guard(ph: Placeholders, name: str, old: Mapping[str, object]) -> 
     if name in old:
         return f"attribute_type({ph.name(name)}, {ph.value('NULL')})"
     return f"attribute_not_exists({ph.name(name)})"
+
+
+def version_matches(expected: object, actual: object) -> bool:
+    """Whether the stored version ``actual`` is the one the caller expected. ``0`` expects an item
+    without a version (absent or NULL: stored by another tool, or before the entity was versioned)
+    or no item at all, so such an item can be replaced as ``rt.update`` updates it."""
+    return actual == expected or (expected == 0 and actual is None)
+
+
+def replace_version_guard(
+    ph: Placeholders, entity: Entity, table: Table, expected: int | None, old: Mapping[str, object] | None
+) -> str:
+    """The condition of a versioned replace that read ``old``: the version read, or with
+    ``expected=0`` that the item still has none (or still does not exist)."""
+    if expected == 0 and old is not None:
+        exists = f"attribute_exists({ph.name(table.partition_key.name)})"
+        return f"{exists} AND {no_version_guard(ph, entity.version_attribute, old)}"  # type: ignore[arg-type]
+    return version_guard(ph, entity, table, None if expected == 0 else expected)
 
 
 def version_guard(ph: Placeholders, entity: Entity, table: Table, expected: object) -> str:
