@@ -288,3 +288,38 @@ def test_update_table_switches_billing_mode_and_streams(client, make_table):
 def test_update_missing_table_is_resource_not_found(client):
     with raises_dynamodb("ResourceNotFoundException"):
         client.update_table(TableName="nosuch", BillingMode="PAY_PER_REQUEST")
+
+
+_KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+
+
+@moto_differs("moto leaves SSEDescription out after an UpdateTable that turns KMS on")
+def test_a_table_encrypted_with_a_kms_key_says_so_and_one_on_dynamodbs_key_says_nothing(client):
+    """DescribeTable's SSEDescription: KMS with the key's ARN for SSESpecification Enabled (the AWS
+    managed key when none is named); none for the default, DynamoDB's own key."""
+    client.create_table(**table_request("hash_s", "plain"))
+    client.create_table(**table_request("hash_s", "managed"), SSESpecification={"Enabled": True})
+    client.create_table(
+        **table_request("hash_s", "own_key"),
+        SSESpecification={"Enabled": True, "SSEType": "KMS", "KMSMasterKeyId": _KEY_ARN},
+    )
+    assert "SSEDescription" not in _describe(client, "plain")
+    managed = _describe(client, "managed")["SSEDescription"]
+    assert managed["Status"] in ("ENABLED", "UPDATING") and managed["SSEType"] == "KMS"
+    assert managed["KMSMasterKeyArn"].startswith("arn:aws:kms:")
+    assert _describe(client, "own_key")["SSEDescription"]["KMSMasterKeyArn"] == _KEY_ARN
+    client.update_table(TableName="plain", SSESpecification={"Enabled": True, "KMSMasterKeyId": _KEY_ARN})
+    assert _describe(client, "plain")["SSEDescription"]["KMSMasterKeyArn"] == _KEY_ARN
+
+
+@moto_differs("moto ignores CreateTable's ResourcePolicy")
+def test_a_policy_given_to_create_table_is_the_tables_policy(client):
+    policy = (
+        '{"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*", '
+        '"Action": "dynamodb:DeleteTable", "Resource": "*"}]}'
+    )
+    created = client.create_table(**table_request("hash_s", "guarded"), ResourcePolicy=policy)
+    found = client.get_resource_policy(ResourceArn=created["TableDescription"]["TableArn"])
+    assert found["Policy"] == policy and found["RevisionId"]
+    with raises_dynamodb("ValidationException", "policy"):
+        client.create_table(**table_request("hash_s", "badly_guarded"), ResourcePolicy="not json")

@@ -123,15 +123,14 @@ def restore_into(
         document = copy.deepcopy(meta.extra)
         document["Description"]["RestoreSummary"] = {**summary, "RestoreInProgress": False}
         if "SSESpecificationOverride" in request:
-            document["Description"]["SSEDescription"] = _sse(request["SSESpecificationOverride"])
+            document["Description"]["SSEDescription"] = _sse(engine, request["SSESpecificationOverride"])
         meta = engine.store.save_table(conn, meta.id, document)
         return {"TableDescription": describe(engine, conn, meta)}
 
 
-def _sse(spec: dict) -> dict:
-    if not spec.get("Enabled", False):
-        return {"Status": "DISABLED"}
-    return {"Status": "ENABLED", "SSEType": spec.get("SSEType", "KMS")}
+def _sse(engine: Engine, spec: dict) -> dict:
+    # A restore states the override either way (DISABLED: the table is back on DynamoDB's own key).
+    return tables.sse_description(engine, spec) or {"Status": "DISABLED"}
 
 
 # ------------------------------------------------------------------------------------------ backups

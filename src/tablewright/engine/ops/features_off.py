@@ -11,7 +11,6 @@ described back. Decisions are written in docs/backups.md ("The rest of the servi
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from ..errors import (
     TableNotFoundException,
     ValidationException,
 )
-from .tables import require_table, table_name_from_arn
+from .tables import check_policy, require_table, table_name_from_arn
 
 if TYPE_CHECKING:
     from ..catalog import TableMeta
@@ -276,12 +275,7 @@ def _no_policy(arn: str) -> PolicyNotFoundException:
 
 def put_resource_policy(engine: Engine, request: dict) -> dict:
     arn, text = request["ResourceArn"], request["Policy"]
-    try:
-        policy = json.loads(text)
-    except ValueError:
-        raise ValidationException("Invalid policy document: the policy is not valid JSON") from None
-    if not isinstance(policy, dict) or "Statement" not in policy:
-        raise ValidationException("Invalid policy document: a policy needs a Statement")
+    check_policy(text)
 
     def change(meta: TableMeta, document: dict) -> str:
         policies = document.setdefault("ResourcePolicies", {})

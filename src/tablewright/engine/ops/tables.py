@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import json
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -297,6 +298,7 @@ def create_table_in(engine: Engine, conn: Any, request: dict) -> TableMeta:
     if lsis:
         description["LocalSecondaryIndexes"] = [_index_description(engine, name, i, None) for i in lsis]
     description.update(_stream_fields(engine, name, request.get("StreamSpecification")))
+    _describe_sse(engine, description, request.get("SSESpecification"))
     document = {
         "Description": description,
         "IndexNumbers": {i["IndexName"]: n for n, i in enumerate(gsis + lsis)},
@@ -304,9 +306,46 @@ def create_table_in(engine: Engine, conn: Any, request: dict) -> TableMeta:
         "Tags": tags,
         "TimeToLive": {"TimeToLiveStatus": "DISABLED"},
     }
+    if request.get("ResourcePolicy") is not None:
+        # As PutResourcePolicy right after the table exists (GetResourcePolicy finds it).
+        check_policy(request["ResourcePolicy"])
+        revision = str(int(now * 1000))
+        document["ResourcePolicies"] = {
+            description["TableArn"]: {"Policy": request["ResourcePolicy"], "RevisionId": revision}
+        }
     meta = engine.store.save_table(conn, table_id, document)
     engine.store.create_table_storage(conn, meta)
     return meta
+
+
+def sse_description(engine: Engine, spec: dict | None) -> dict[str, Any] | None:
+    """The SSEDescription of an SSESpecification: None for DynamoDB's own key (no SSEDescription
+    is shown then), else KMS with the key's ARN (a key id or alias given alone is in the engine's
+    account and region; the AWS managed key is ``alias/aws/dynamodb``)."""
+    if not spec or not spec.get("Enabled", False):
+        return None
+    key = spec.get("KMSMasterKeyId") or "alias/aws/dynamodb"
+    if not key.startswith("arn:"):
+        key = f"arn:aws:kms:{engine.region}:{engine.account}:{key if key.startswith('alias/') else 'key/' + key}"
+    return {"Status": "ENABLED", "SSEType": spec.get("SSEType", "KMS"), "KMSMasterKeyArn": key}
+
+
+def _describe_sse(engine: Engine, description: dict[str, Any], spec: dict | None) -> None:
+    found = sse_description(engine, spec)
+    if found is None:
+        description.pop("SSEDescription", None)
+    else:
+        description["SSEDescription"] = found
+
+
+def check_policy(text: str) -> None:
+    """A resource-based policy DynamoDB would take: JSON with a Statement."""
+    try:
+        policy = json.loads(text)
+    except ValueError:
+        raise ValidationException("Invalid policy document: the policy is not valid JSON") from None
+    if not isinstance(policy, dict) or "Statement" not in policy:
+        raise ValidationException("Invalid policy document: a policy needs a Statement")
 
 
 def describe(engine: Engine, conn: Any, meta: TableMeta) -> dict[str, Any]:
@@ -461,6 +500,8 @@ def update_table(engine: Engine, request: dict) -> dict:
             description["TableClassSummary"] = {"TableClass": request["TableClass"]}
         if "DeletionProtectionEnabled" in request:
             description["DeletionProtectionEnabled"] = bool(request["DeletionProtectionEnabled"])
+        if "SSESpecification" in request:
+            _describe_sse(engine, description, request["SSESpecification"])
         if "StreamSpecification" in request:
             _update_stream(engine, conn, meta.id, description, request["StreamSpecification"])
         created, deleted = _update_indexes(engine, meta, document, definitions, billing, request)
