@@ -25,16 +25,25 @@ def _resources(data: Mapping[str, Any]) -> bool:
     )
 
 
-def _create_table_requests(data: Mapping[str, Any]) -> bool:
-    """A CreateTable request, or ``export --to create-table``'s table -> operation -> request."""
+def is_create_table_request(data: object) -> bool:
+    """A single CreateTable request (what ``aws dynamodb create-table --cli-input-json`` reads)."""
+    return isinstance(data, dict) and isinstance(data.get("TableName"), str) and "KeySchema" in data
 
-    def request(value: object) -> bool:
-        return isinstance(value, dict) and isinstance(value.get("TableName"), str) and "KeySchema" in value
 
-    calls = list(data.values())
-    return request(data) or (
-        bool(calls) and all(isinstance(c, dict) and request(c.get("CreateTable")) for c in calls)
+def is_create_table_export(data: object) -> bool:
+    """``export --to create-table``'s whole output: table -> operation -> request, each with a CreateTable."""
+    return (
+        isinstance(data, dict)
+        and bool(data)
+        and all(
+            isinstance(calls, dict) and is_create_table_request(calls.get("CreateTable"))
+            for calls in data.values()
+        )
     )
+
+
+def _create_table_requests(data: Mapping[str, Any]) -> bool:
+    return is_create_table_request(data) or is_create_table_export(data)
 
 
 # (``--from`` format, what it is, test on the file's top-level mapping), first match wins.

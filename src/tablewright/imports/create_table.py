@@ -13,25 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..design.files import read_text
+from ..design.foreign import is_create_table_export, is_create_table_request
 from ..export.settings import design_values
 from .checks import check_create_table
 from .writer import Imported, ImportedTable, assume_capacity
 
 SUFFIX = ".CreateTable.json"
-
-
-def is_request(data: Any) -> bool:
-    """A single CreateTable request (what ``create-table --cli-input-json`` reads)."""
-    return isinstance(data, dict) and isinstance(data.get("TableName"), str) and "KeySchema" in data
-
-
-def is_export(data: Any) -> bool:
-    """The export's whole output: every value an operation -> request mapping with a CreateTable."""
-    return (
-        isinstance(data, dict)
-        and bool(data)
-        and all(isinstance(calls, dict) and is_request(calls.get("CreateTable")) for calls in data.values())
-    )
 
 
 def _read_json(path: Path) -> Any:
@@ -83,9 +70,9 @@ def import_file(path: Path, **_: Any) -> Imported:
     """Every table of a create-table export, a file of its ``--out`` folder, or one request."""
     data = _read_json(path)
     try:
-        if is_export(data):
+        if is_create_table_export(data):
             tables = [table_from_calls(calls) for calls in data.values()]
-        elif is_request(data):
+        elif is_create_table_request(data):
             tables = [table_from_calls(_beside(path, data))]
         else:
             tables = []
