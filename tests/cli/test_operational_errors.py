@@ -10,6 +10,7 @@ import http.server
 import os
 import re
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -527,3 +528,26 @@ def test_a_sample_scale_that_is_not_a_positive_number_is_a_usage_error(scale: st
     result = run("check", str(ROOT / "examples" / "evse"), "--scale", scale)
     assert result.returncode == 2 and "Invalid value for '--scale'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_ctrl_c_during_a_command_is_one_line_and_status_130() -> None:
+    """Ctrl-C ended in click's "Aborted!" and status 1, which this project's scripts read as findings."""
+    process = subprocess.Popen(
+        [*COMMAND, "check", str(ROOT / "examples")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's child gets SIGINT's default action even when the test runner ignores it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert process.stdout.readline()  # the first design's report: the check is under way
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr[-500:]
+    assert (
+        stderr.strip().splitlines()[-1] == "tablewright check: error: interrupted"
+        and "Traceback" not in stderr
+    )

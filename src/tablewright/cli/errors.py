@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 import click
 
 CLEAN, FINDINGS, INPUT, ENVIRONMENT = 0, 1, 2, 3
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 class CommandError(Exception):
@@ -186,6 +187,10 @@ def reporting_errors(ctx: click.Context) -> Iterator[None]:
         raise
     except (click.exceptions.Exit, click.exceptions.Abort):
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C: not a finding (1, click's "Aborted!"), the shell's status for SIGINT instead.
+        report(ctx.invoked_subcommand or ctx.info_name or "tablewright", "interrupted")
+        ctx.exit(INTERRUPTED)
     except Exception as error:
         if isinstance(error, OSError) and error.errno == errno.EPIPE:
             raise  # stdout closed by a pager or `head`: click's main handles it quietly
