@@ -406,6 +406,11 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"entities": {"Order": {"unique": [["customer_id", "order_id"]]}}},  # the table key's fields
         {"entities": {"Order": {"unique": [["order_id"]]}}},  # unique across customers: not the key's
     ),
+    (
+        "TW406",  # the base design's peak needs 30 RCU / 3 WCU on the table, 15 / 3 on GSI1 (inherited)
+        {"tables": {"orders": {"billing": {"mode": "provisioned", "read": 5, "write": 5}}}},
+        {"tables": {"orders": {"billing": {"mode": "provisioned", "read": 30, "write": 3}}}},
+    ),
     ("TW001", {"entities": {"Order": {"table": "nope"}}}, {"entities": {"Order": {"table": "orders"}}}),
     ("TW002", {"lint": {"disable": ["TW999"]}}, {"lint": {"disable": ["TW203"]}}),
     ("TW002", {"lint": {"transactional": "Order"}}, {"lint": {"transactional": ["Order"]}}),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from tablewright.cost import analysis
+from tablewright.cost.bill import Bill, price
 from tablewright.cost.estimate import Estimate, estimate
 from tablewright.cost.prices import Prices, default_prices
 from tablewright.cost.sizes import EntitySize, entity_size
@@ -59,6 +60,11 @@ class Context:
     def prices(self) -> Prices:
         """The price list cost-related findings state their monthly impact in."""
         return default_prices()
+
+    @cached_property
+    def bill(self) -> Bill:
+        """The estimate priced (tablewright.cost): per table and GSI, the capacity its peak needs."""
+        return price(self.estimate, self.prices)
 
     def target_dollars(self, table: str, index: str | None = None) -> float:
         """On-demand monthly cost of a table (or one index): its writes, reads and storage."""
