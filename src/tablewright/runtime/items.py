@@ -7,7 +7,7 @@ stored item belongs to, and stripping composed keys to give back the natural val
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 
 from ..design.entities import TIMESTAMP_FORMATS
@@ -16,6 +16,7 @@ from ..design.templates import KeyTemplate, TemplateValueError
 from ..design.timeutil import epoch_ms, epoch_s
 from ..design.validators import Violation, type_problem
 from .errors import AmbiguousItemError, ValidationError
+from .key_values import recovered_values
 from .markers import is_marker
 from .wire import Record
 
@@ -208,9 +209,21 @@ def natural(entity: Entity, item: Mapping[str, object]) -> dict[str, object]:
     return {k: v for k, v in item.items() if k not in drop and not k.startswith(HIDDEN_PREFIX)}
 
 
-def to_record(entity: Entity, table: Table, item: Mapping[str, object]) -> Record:
-    """A stored item as a Record of ``entity``."""
-    return Record(entity.name, natural(entity, item), table_key(table, item))
+def to_record(
+    entity: Entity, table: Table, item: Mapping[str, object], *, projected: Collection[str] | None = None
+) -> Record:
+    """A stored item as a Record of ``entity``.
+
+    ``projected`` names the non-key attributes of the index the item was read through when that
+    index does not project them all (``KEYS_ONLY``: none); the values the item lacks for that reason
+    are then recovered from its key attributes where they spell them unambiguously. A whole item
+    (None) is taken as it is: a value it lacks is absent, whatever a stale key may still spell.
+    """
+    values = natural(entity, item)
+    if projected is not None:
+        recovered = recovered_values(entity, item)
+        values = {**{k: v for k, v in recovered.items() if k not in projected}, **values}
+    return Record(entity.name, values, table_key(table, item))
 
 
 def _ambiguity(entities: list[Entity], item: Mapping[str, object]) -> str:

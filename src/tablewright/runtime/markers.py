@@ -82,6 +82,10 @@ def _value_text(value: object) -> str:
         # A map has no order to DynamoDB ({"a": 1, "b": 2} and {"b": 2, "a": 1} are one M value),
         # but str() follows insertion order: its entries sorted by name, in the braces str() writes.
         return "{" + ", ".join(f"{name!r}: {_member_text(value[name])}" for name in sorted(value)) + "}"
+    if isinstance(value, list | tuple):
+        # A list keeps its order, but str() spells its numbers as written (``[1]`` and
+        # ``[Decimal("1.0")]`` are one L value): its elements canonical, in the brackets str() writes.
+        return "[" + ", ".join(_member_text(element) for element in value) + "]"
     return str(value)
 
 

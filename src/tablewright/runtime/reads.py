@@ -39,6 +39,7 @@ class Run:
         self.table = rt.design.table_of(self.via.name)
         untyped = _drops_entity_type(rt.design, self.table, pattern)
         self.classify = Classifier(rt.design, pattern.returns, refuse_ambiguous=untyped)
+        self.projected = _partly_projected(self.table, pattern)
         self.page = Page()
 
     def convert_param(self, name: str, value: object) -> object:
@@ -53,7 +54,8 @@ class Run:
             if entity is None:
                 self.page.stats.skipped += 1
                 continue
-            self.page.items.append(to_record(entity, self.rt.design.table_of(entity.name), item))
+            table = self.rt.design.table_of(entity.name)
+            self.page.items.append(to_record(entity, table, item, projected=self.projected))
             if self.limit is not None and len(self.page.items) >= self.limit:
                 return index
         return None
@@ -65,6 +67,16 @@ class Run:
         stats.requests += 1
         stats.add_capacity(response.get("ConsumedCapacity"))
         return response
+
+
+def _partly_projected(table: Table, pattern: AccessPattern) -> frozenset[str] | None:
+    """The non-key attributes the pattern's index projects when it does not project them all
+    (``KEYS_ONLY``: none; ``INCLUDE``: its list), else None: items arrive whole."""
+    index_name = pattern.served.index
+    if index_name is None or index_name not in table.indexes:
+        return None
+    projection = table.indexes[index_name].projection
+    return None if projection.type.upper() == "ALL" else frozenset(projection.attributes)
 
 
 def _drops_entity_type(design: Design, table: Table, pattern: AccessPattern) -> bool:

@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 from ..design.model import Table
 from ..export.create_table import create_table, index_request
 from ..export.create_table import requests as table_requests
+from .table_settings import apply_settings
 
 # The requests themselves are the export package's neutral form (pure functions of the design), so
 # what `tablewright export --to create-table` prints is exactly what the runtime sends: CreateTable
@@ -102,8 +103,10 @@ def _method_name(operation: str) -> str:
 
 def update_tables(client: Any, tables: list[Table], *, delete_indexes: bool = False) -> list[str]:
     """Bring existing tables in line with the design: billing, table class, stream, new GSIs (one per
-    UpdateTable call, as DynamoDB requires), removed GSIs when ``delete_indexes``, and TTL. Missing
-    tables are created. LSIs cannot change after creation: a difference raises ``ValueError``."""
+    UpdateTable call, as DynamoDB requires), removed GSIs when ``delete_indexes``, TTL, and the
+    settings ``create_tables`` sends (tags, encryption, deletion protection, resource policy, PITR,
+    contributor insights, Kinesis) where the table lacks them (``table_settings``). Missing tables
+    are created. LSIs cannot change after creation: a difference raises ``ValueError``."""
     done: list[str] = []
     for table in tables:
         try:
@@ -115,6 +118,7 @@ def update_tables(client: Any, tables: list[Table], *, delete_indexes: bool = Fa
             continue
         done += _update_one(client, table, current, delete_indexes)
         done += _set_ttl(client, table, _current_ttl(client, table.table_name))
+        done += apply_settings(client, table, _wait_active(client, table.table_name), table_requests(table))
     return done
 
 
