@@ -37,9 +37,9 @@ class Run:
         self.served = pattern.served
         self.via: Entity = rt.design.entities[self.served.via or pattern.returns[0]]
         self.table = rt.design.table_of(self.via.name)
-        untyped = _drops_entity_type(rt.design, self.table, pattern)
-        self.classify = Classifier(rt.design, pattern.returns, refuse_ambiguous=untyped)
         self.projected = _partly_projected(self.table, pattern)
+        untyped = _drops_entity_type(rt.design, self.table, pattern, self.projected)
+        self.classify = Classifier(rt.design, pattern.returns, refuse_ambiguous=untyped)
         self.page = Page()
 
     def convert_param(self, name: str, value: object) -> object:
@@ -79,24 +79,19 @@ def _partly_projected(table: Table, pattern: AccessPattern) -> frozenset[str] | 
     return None if projection.type.upper() == "ALL" else frozenset(projection.attributes)
 
 
-def _drops_entity_type(design: Design, table: Table, pattern: AccessPattern) -> bool:
+def _drops_entity_type(
+    design: Design, table: Table, pattern: AccessPattern, projected: frozenset[str] | None
+) -> bool:
     """Whether the pattern reads through an index that does not project the entity-type attribute
-    of an entity it returns: there every item arrives untyped, and one whose keys fit several
-    entities is an error to raise (elsewhere an untyped item is foreign data, skipped as before)."""
-    index_name = pattern.served.index
-    if index_name is None or index_name not in table.indexes:
+    of an entity it returns (``projected``: what ``_partly_projected`` found the index to project):
+    there every item arrives untyped, and one whose keys fit several entities is an error to raise
+    (elsewhere an untyped item is foreign data, skipped as before)."""
+    if projected is None:
         return False
-    projection = table.indexes[index_name].projection
-    if projection.type.upper() == "ALL":
-        return False
-    pk, sk = table.key_schema(index_name)
-    projected = {
-        *projection.attributes,
-        pk.name,
-        *(k.name for k in (sk, table.partition_key, table.sort_key) if k),
-    }
+    pk, sk = table.key_schema(pattern.served.index)
+    keys = {pk.name, *(k.name for k in (sk, table.partition_key, table.sort_key) if k)}
     tags = {design.entities[name].entity_type_attribute for name in pattern.returns}
-    return any(tag and tag not in projected for tag in tags)
+    return any(tag and tag not in projected | keys for tag in tags)
 
 
 def _index_key(run: Run, raw: Mapping[str, Any]) -> dict:
