@@ -118,14 +118,13 @@ def _markers(rt: Runtime, entity: Entity, composed: list[dict]) -> list[dict]:
                 )
                 continue
             owners[text] = index
-            oversize = _marker_size_violation(
-                entity, index, unique.constraint, marker_key(table, text), table
-            )
+            key = marker_key(table, text)
+            oversize = _marker_size_violation(entity, index, unique.constraint, key, table)
             if oversize is not None:
                 problems.append(oversize)
                 continue
             marker = {
-                **marker_key(table, text),
+                **key,
                 KIND_ATTRIBUTE: "unique",
                 OWNER_ATTRIBUTE: owner,
                 "_tw_entity": entity.name,
