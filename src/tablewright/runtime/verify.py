@@ -170,10 +170,11 @@ def compare(
 def _lacks_order_attribute(attribute: str, stored: Iterable[Record], served: list[Record]) -> bool:
     """Whether a served record lacks ``attribute`` that the same stored item has: the index it was
     read through does not project it (an item stored without it lacks it on both sides)."""
+    lacking = [record for record in served if attribute not in record]
+    if not lacking:
+        return False  # the usual case: no index of the stored items to build
     by_identity = {r.identity: r for r in stored}
-    return any(
-        attribute not in record and attribute in by_identity.get(record.identity, {}) for record in served
-    )
+    return any(attribute in by_identity.get(record.identity, {}) for record in lacking)
 
 
 def verify_pattern(
