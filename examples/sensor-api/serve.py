@@ -16,6 +16,7 @@ import hashlib
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -23,7 +24,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 from sensor_api import DESIGN, api_keys
 from sensor_api.http import BODY_SECONDS
 from sensor_api.service import Settings, create_app
+from sensor_api.workers import run_workers
 
+from tablewright import connect
+from tablewright.design import load
+from tablewright.engine import Engine
 from tablewright.runtime import Runtime
 
 ADMIN_VARIABLE = "SENSOR_API_ADMIN_TOKEN"
@@ -58,6 +63,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     where.add_argument("--endpoint", help="DynamoDB endpoint URL (Amazon DynamoDB, tablewright serve)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one (default 8080)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="processes serving requests (default: one per core with --db or --endpoint; 1 in memory)",
+    )
     parser.add_argument("--pepper-file", help="file holding the API key pepper (else API_KEY_PEPPER)")
     parser.add_argument("--admin-token-file", help=f"file holding the admin token (else {ADMIN_VARIABLE})")
     parser.add_argument("--rate", type=float, default=50.0, help="requests/s per API key (0: no limit)")
@@ -75,6 +85,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--body-timeout {args.body_timeout} is not a number of seconds from 0 to 3600")
     if args.endpoint and not args.endpoint.startswith(("http://", "https://")):
         parser.error(f"--endpoint {args.endpoint!r} is not an http(s) URL")
+    shared = bool(args.db or args.endpoint)
+    if args.workers is None:
+        args.workers = len(os.sched_getaffinity(0)) if shared and hasattr(os, "sched_getaffinity") else 1
+    elif not 1 <= args.workers <= 64:
+        parser.error(f"--workers {args.workers} is not a number of processes from 1 to 64")
+    elif args.workers > 1 and not shared:
+        parser.error(
+            "--workers above 1 needs --db or --endpoint: in memory each worker would have tables of its own"
+        )
+    elif args.workers > 1 and not hasattr(os, "fork"):
+        parser.error("--workers above 1 needs a system with fork()")
     return args
 
 
@@ -94,18 +115,40 @@ def main(argv: list[str] | None = None) -> None:
     # Cursors are signed: a secret derived from the pepper keeps them valid across restarts and
     # processes of one deployment, and useless to anyone without the pepper.
     secret = hashlib.sha256(b"sensor-api cursors\0" + pepper.encode()).digest()
-    try:
-        rt = Runtime.open(DESIGN, endpoint_url=args.endpoint, db=args.db, secret=secret)
-        rt.create_tables()
-    except (ClientError, BotoCoreError, OSError) as error:
-        fail(3, f"cannot open the tables at {args.endpoint or args.db or 'memory'}: {error}")
+    rt, close = open_tables(args, secret)
     try:
         sock = socket.create_server((args.host, args.port))
     except OSError as error:
         fail(3, f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     host, port = sock.getsockname()[:2]
     store = args.endpoint or (f"file {args.db}" if args.db else "memory (nothing kept after exit)")
-    print(f"sensor-api: listening on http://{host}:{port}  (tables: {store})", flush=True)
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    print(f"sensor-api: listening on http://{host}:{port}  (tables: {store}{workers})", flush=True)
+    if args.workers == 1:
+        serve(rt, settings, sock)
+        return
+    close()  # each worker opens its own: no SQLite connection or engine thread crosses a fork
+    raise SystemExit(run_workers(args.workers, lambda: serve(open_tables(args, secret)[0], settings, sock)))
+
+
+def open_tables(args: argparse.Namespace, secret: bytes) -> tuple[Runtime, Callable[[], None]]:
+    """A runtime on the service's tables (created if missing) and what closes its connection."""
+    try:
+        if args.endpoint:
+            client = connect(endpoint_url=args.endpoint)
+            close = client.close
+        else:
+            engine = Engine(args.db)
+            client, close = connect(engine=engine), engine.close
+        rt = Runtime(load(DESIGN), client, secret=secret)
+        rt.create_tables()
+    except (ClientError, BotoCoreError, OSError) as error:
+        fail(3, f"cannot open the tables at {args.endpoint or args.db or 'memory'}: {error}")
+    return rt, close
+
+
+def serve(rt: Runtime, settings: Settings, sock: socket.socket) -> None:
+    """Answer requests on ``sock`` until SIGINT or SIGTERM (one process, or one worker)."""
     config = uvicorn.Config(create_app(rt, settings), log_level="warning", access_log=False)
     # What startup loaded (the design, the runtime, botocore's models: ~90,000 objects) lives as long
     # as the process; frozen, it is out of the collector's reach, so a full collection walks only what
