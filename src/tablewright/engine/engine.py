@@ -113,6 +113,10 @@ class Engine:
     # GetItems of a plain key GetItem's (engine/ops/items.py). False sends them through request
     # validation and the general read, which the differential tests compare them with.
     fast_reads: bool = True
+    # TransactWriteItems of a well-formed request takes its shortcut (engine/ops/transactions.py): its
+    # members checked by request validation's compiled checks, each Put's item in one walk. False sends
+    # it through request validation and the general path, which the differential tests compare it with.
+    fast_transactions: bool = True
 
     def __init__(
         self,
@@ -249,6 +253,11 @@ class Engine:
         return lambda request=None, **kwargs: self.handle(
             operation, request if request is not None else kwargs
         )
+
+    @property
+    def validates(self) -> bool:
+        """Whether requests are validated before they run (``Engine(validate=False)`` skips it)."""
+        return self._validate
 
     # -------------------------------------------------------------------------------------- lifecycle
 

@@ -435,7 +435,9 @@ class Store:
         self, conn: sqlite3.Connection, meta: TableMeta, key: tuple[int, bytes, bytes]
     ) -> tuple[bytes, int] | None:
         """The stored item as its JSON bytes, undecoded, and its size, or None."""
-        return conn.execute(meta.select_item_sql, key).fetchone()
+        h, pk, sk = key
+        # bytearray: no adapter lookup (see item_row)
+        return conn.execute(meta.select_item_sql, (h, bytearray(pk), bytearray(sk))).fetchone()
 
     def fetch_single(self, meta: TableMeta, key: tuple[int, bytes, bytes]) -> tuple[Item, int] | None:
         """:meth:`fetch` as a request's only statement: SQLite runs one statement on one snapshot, so
@@ -470,7 +472,7 @@ class Store:
         old: Item | None,
     ) -> None:
         """Store an item (replacing ``old``, which the caller read in this transaction) and its index entries."""
-        conn.execute(meta.upsert_item_sql, (*key, size, orjson.dumps(item)))
+        conn.execute(meta.upsert_item_sql, item_row(key, size, item))
         if meta.indexes:
             self._reindex(conn, meta, key, old, item)
 

@@ -610,9 +610,10 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
 
     For PutItem's shortcut: one walk of the item where the general path makes two (the request's wire
     check, then validation). Names are checked all at once (ASCII, none empty, short enough together);
-    strings, positive integers, formatted decimals and ASCII string sets inline; any other value by
-    both general checks. The caller's item is kept (it is only serialised) unless a value is one that
-    validation normalises ("2.50", nested maps): those are replaced in a copy, in the same order.
+    strings, positive integers, formatted decimals, ASCII string sets and flat maps of strings and
+    numbers inline; any other value by both general checks. The caller's item is kept (it is only
+    serialised) unless a value is one that validation normalises ("2.50", nested maps): those are
+    replaced in a copy, in the same order.
     """
     if type(item) is not dict:
         return None
@@ -664,6 +665,15 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
                     if joined.isascii() and joined and len(set(payload)) == len(payload):
                         size += len(joined)
                         continue
+                elif payload is None:
+                    members = _plain_map_sized(value.get("M"))
+                    if members is not None:
+                        if members[0] is not None:  # a member normalised ("2.50"): a copy of the map
+                            if out is item:
+                                out = dict(item)
+                            out[name] = {"M": members[0]}
+                        size += members[1]
+                        continue
         try:
             check_wire_json(value)
             validated, value_size = validate_value_sized(value)
@@ -673,6 +683,52 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
         except Exception:  # noqa: BLE001 - any error is the general path's to raise, in its order
             return None
         size += value_size
+    return out, size
+
+
+def _plain_map_sized(members: Any) -> tuple[dict | None, int] | None:
+    """For :func:`plain_item_sized`: the payload of a map of string and number members (a flat map, the
+    commonest nested value) with its size as :func:`validate_value_sized` measures the map; the members
+    are ``None`` when validation would change none of them (else a copy with the normalised ones).
+    ``None`` for any other payload, which the general checks then take. Never raises."""
+    if type(members) is not dict:
+        return None
+    out = None
+    size = 3
+    for name, value in members.items():
+        if type(name) is not str or type(value) is not dict or len(value) != 1:
+            return None
+        if name.isascii():
+            size += len(name) + 1
+        else:
+            try:
+                size += len(name.encode("utf-8")) + 1
+            except UnicodeEncodeError:
+                return None
+        payload = value.get("S")
+        if type(payload) is str:
+            if payload.isascii():
+                size += len(payload)
+                continue
+            try:
+                size += len(payload.encode("utf-8"))
+                continue
+            except UnicodeEncodeError:
+                return None
+        payload = value.get("N")
+        if type(payload) is not str:
+            return None
+        if payload.isdigit() and payload.isascii() and payload[0] != "0" and len(payload) <= MAX_DIGITS:
+            size += (len(payload.rstrip("0")) + 1) // 2 + 1
+            continue
+        decimal_sized = _plain_decimal_sized(payload)
+        if decimal_sized is None:
+            return None
+        if decimal_sized[0] != payload:
+            if out is None:
+                out = dict(members)
+            out[name] = {"N": decimal_sized[0]}
+        size += decimal_sized[1]
     return out, size
 
 

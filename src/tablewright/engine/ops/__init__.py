@@ -36,4 +36,4 @@ OPERATIONS = {
     **features_off.OPERATIONS,
     **exports.OPERATIONS,
 }
-SHORTCUTS = {**items.SHORTCUTS, **query_shortcut.SHORTCUTS}
+SHORTCUTS = {**items.SHORTCUTS, **query_shortcut.SHORTCUTS, **transactions.SHORTCUTS}

@@ -8,21 +8,24 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .. import expressions as ex
-from ..actions import ConditionCheck, Delete, Expressions, Put, Update, key_from
+from ..actions import EXPRESSION_FIELDS, ConditionCheck, Delete, Expressions, Put, Update, key_from
 from ..capacity import Consumed, merge, read_units
 from ..errors import (
     ConditionalCheckFailedException,
     IdempotentParameterMismatchException,
+    StaleDefinition,
     TransactionCanceledException,
     ValidationException,
 )
 from ..storage import is_lock_timeout
-from ..types import item_size, nesting_error, validate_item_sized
+from ..types import Item, item_size, nesting_error, plain_item_sized, validate_item_sized
+from ..validation import structure_validator
 from .tables import require_table
 
 if TYPE_CHECKING:
@@ -57,10 +60,11 @@ class _Refused:
         raise self.error
 
 
-def _put(engine: Engine, spec: dict) -> Action:
+def _put(engine: Engine, spec: dict, memo: _Memo, plain: tuple[Item, int] | None) -> Action:
     table = require_table(engine, spec["TableName"])
-    item, size = validate_item_sized(spec["Item"])
-    expressions = Expressions.parse(spec, condition="ConditionExpression")
+    # ``plain``: the item and size the shortcut measured (plain_item_sized), validate_item_sized's.
+    item, size = validate_item_sized(spec["Item"]) if plain is None else plain
+    expressions = _parsed(memo, spec, condition="ConditionExpression")
     try:
         encoded = table.encode_item_key(item, for_item=True)
     except ValidationException as error:
@@ -80,10 +84,10 @@ def _put(engine: Engine, spec: dict) -> Action:
 
 
 def _keyed(kind: type, **parsers: str):
-    def build(engine: Engine, spec: dict) -> Action:
+    def build(engine: Engine, spec: dict, memo: _Memo, plain: None) -> Action:
         table = require_table(engine, spec["TableName"])
         key = key_from(table, spec["Key"])
-        expressions = Expressions.parse(spec, **parsers)
+        expressions = _parsed(memo, spec, **parsers)
         return kind(
             engine,
             table,
@@ -96,6 +100,33 @@ def _keyed(kind: type, **parsers: str):
     return build
 
 
+# Parsed expressions of one request by what parse() reads of an action (see _parsed); None: no memo.
+_Memo = dict[bytes, Expressions] | None
+_EXPRESSION_FIELDS = tuple(sorted(EXPRESSION_FIELDS))
+
+
+def _parsed(memo: _Memo, spec: dict, **parsers: str) -> Expressions:
+    """``Expressions.parse(spec, **parsers)``, once per request for actions whose expression members
+    are the same (a transaction's actions often share their condition: ``attribute_not_exists(#k)``
+    and its names map). Only successful parses are kept, so every error is parse()'s own; the parsed
+    expressions are shared read-only (their scope only caches the values it has checked).
+
+    The key is the JSON of everything parse() reads. That identifies the answer once the request has
+    passed validation (names are strings, attribute values' payloads JSON strings, booleans, lists
+    and maps, so no two different members serialise alike); without validation there is no memo.
+    """
+    if memo is None or EXPRESSION_FIELDS.isdisjoint(spec):
+        return Expressions.parse(spec, **parsers)
+    try:
+        key = orjson.dumps([parsers, *(spec.get(name) for name in _EXPRESSION_FIELDS)])
+    except TypeError:  # not JSON (an in-process caller's value): parsed on its own
+        return Expressions.parse(spec, **parsers)
+    parsed = memo.get(key)
+    if parsed is None:
+        parsed = memo[key] = Expressions.parse(spec, **parsers)
+    return parsed
+
+
 _BUILDERS = {
     "Put": _put,
     "Update": _keyed(Update, condition="ConditionExpression", update="UpdateExpression"),
@@ -104,7 +135,9 @@ _BUILDERS = {
 }
 
 
-def _build(engine: Engine, entry: dict, position: int) -> Action | _Refused:
+def _build(
+    engine: Engine, entry: dict, position: int, memo: _Memo, plain: tuple[Item, int] | None
+) -> Action | _Refused:
     kinds = [k for k in _BUILDERS if k in entry]
     if len(kinds) != 1:
         raise ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
@@ -112,7 +145,7 @@ def _build(engine: Engine, entry: dict, position: int) -> Action | _Refused:
     if kinds[0] == "ConditionCheck" and "ConditionExpression" not in spec:
         raise ValidationException("ConditionCheck requires a ConditionExpression")
     try:
-        return _BUILDERS[kinds[0]](engine, spec)
+        return _BUILDERS[kinds[0]](engine, spec, memo, plain)
     except _KeyRefused as refused:
         return _Refused(require_table(engine, spec["TableName"]), refused.error, position)
 
@@ -126,8 +159,20 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
     entries = request["TransactItems"]
     if len(entries) > MAX_ACTIONS:
         raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
+    return _transact_write(engine, request, {} if engine.validates else None, None)
+
+
+def _transact_write(
+    engine: Engine, request: dict, memo: _Memo, plains: list[tuple[Item, int] | None] | None
+) -> dict:
+    """TransactWriteItems of a request that passed validation; ``plains``: the shortcut's measured
+    items of its Puts (None for every other action), or None where the general path measures them."""
+    entries = request["TransactItems"]
     # Actions first: building them validates every attribute value, nesting depth included.
-    actions = [_build(engine, entry, position) for position, entry in enumerate(entries)]
+    actions = [
+        _build(engine, entry, position, memo, None if plains is None else plains[position])
+        for position, entry in enumerate(entries)
+    ]
     try:
         body = orjson.dumps(
             {k: v for k, v in request.items() if k not in _RESPONSE_ONLY}, option=orjson.OPT_SORT_KEYS
@@ -143,7 +188,7 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
             raise ValidationException("Transaction request cannot include multiple operations on one item")
         seen.add(identity)
     token = request.get("ClientRequestToken")
-    digest = hashlib.sha256(body).digest()
+    digest = None if token is None else hashlib.sha256(body).digest()  # only a token's record needs it
     with _ConflictingWrite(engine, len(actions)) as conn:
         if token is not None and _seen_before(engine, conn, token, digest):
             return _replayed(engine, conn, actions, request)
@@ -169,15 +214,78 @@ def transact_write_items(engine: Engine, request: dict) -> dict:
         for action in actions:
             action.apply(conn)
         response: dict[str, Any] = {}
-        rendered = merge([a.consumed for a in actions], request.get("ReturnConsumedCapacity"), split=True)
-        if rendered:
-            response["ConsumedCapacity"] = rendered
+        mode = request.get("ReturnConsumedCapacity")
+        if mode in ("TOTAL", "INDEXES"):  # capacity is computed only when asked for
+            rendered = merge([a.consumed for a in actions], mode, split=True)
+            if rendered:
+                response["ConsumedCapacity"] = rendered
         if token is not None:
             conn.execute(
                 "INSERT OR REPLACE INTO tw_tokens (token, digest, response, created) VALUES (?, ?, ?, ?)",
                 (token, digest, orjson.dumps(response), engine.clock()),
             )
         return response
+
+
+_checks: dict[str, Callable[[Any], bool]] | None = None  # the shortcut's member checks, compiled on first use
+
+
+def _shortcut_checks() -> dict[str, Callable[[Any], bool]]:
+    global _checks
+    if _checks is None:
+        _checks = {
+            "": structure_validator("TransactWriteItemsInput", frozenset({"TransactItems"})),
+            "Put": structure_validator("Put", frozenset({"Item"})),
+            "Update": structure_validator("Update"),
+            "Delete": structure_validator("Delete"),
+            "ConditionCheck": structure_validator("ConditionCheck"),
+        }
+    return _checks
+
+
+def transact_write_shortcut(engine: Engine, request: Any) -> dict | None:
+    """TransactWriteItems without request validation's walk of the request: what the engine answers,
+    or ``None`` (nothing done) for a request with anything unusual or wrong in it, which the general
+    path (request validation, then :func:`transact_write_items`) then answers, errors included.
+
+    The general path walks each Put's item twice, checking its wire JSON types with the request, then
+    validating it; here :func:`~tablewright.engine.types.plain_item_sized` does both in one walk.
+    Every other member is checked by the compiled checks of request validation
+    (:func:`~tablewright.engine.validation.structure_validator`), all of them before anything else, so
+    once they have passed, the general path would run the same code as below: its errors are the
+    general path's. ``Engine.fast_transactions = False`` turns it off.
+    """
+    if request.__class__ is not dict or not engine.fast_transactions:
+        return None
+    entries = request.get("TransactItems")
+    if entries.__class__ is not list or not 0 < len(entries) <= MAX_ACTIONS:
+        return None
+    checks = _checks or _shortcut_checks()
+    if len(request) > 1 and not checks[""](request):
+        return None
+    plains: list[tuple[Item, int] | None] = []
+    for entry in entries:
+        if entry.__class__ is not dict or len(entry) != 1:
+            return None
+        for kind, spec in entry.items():  # the one member
+            check = checks.get(kind)
+            if check is None or not check(spec):
+                return None
+            if kind == "Put":
+                plain = plain_item_sized(spec.get("Item"))
+                if plain is None:
+                    return None
+                plains.append(plain)
+            else:
+                plains.append(None)
+    try:
+        return _transact_write(engine, request, {}, plains)
+    except StaleDefinition:  # a table was redefined meanwhile: nothing was written
+        return None
+    except sqlite3.OperationalError as error:  # dropped by another process: the general path refreshes
+        if "no such table" in str(error):
+            return None
+        raise
 
 
 class _ConflictingWrite:
@@ -274,3 +382,5 @@ def transact_get_items(engine: Engine, request: dict) -> dict:
 
 
 OPERATIONS = {"TransactWriteItems": transact_write_items, "TransactGetItems": transact_get_items}
+# Tried before request validation; an answer of None sends the request down the general path.
+SHORTCUTS = {"TransactWriteItems": transact_write_shortcut}

@@ -20,7 +20,13 @@ from .compiler import Compiler, Inner, MemberCheck
 from .messages import Violation, serialization_error, validation_error
 from .model import service_model
 
-__all__ = ["OPERATIONS", "STREAMS_OPERATIONS", "member_validator", "validate_request"]
+__all__ = [
+    "OPERATIONS",
+    "STREAMS_OPERATIONS",
+    "member_validator",
+    "structure_validator",
+    "validate_request",
+]
 
 _SERVICES = ("dynamodb", "dynamodbstreams")
 _plans: dict[str, Inner] = {}
@@ -81,6 +87,44 @@ def member_validator(operation: str, member: str) -> Callable[[Any], bool]:
         try:
             check(value, "", segment, errors)
         except DynamoDBError:  # a wrong JSON type
+            return False
+        return not errors
+
+    return valid
+
+
+def structure_validator(shape: str, without: frozenset[str] = frozenset()) -> Callable[[Any], bool]:
+    """A test of a value of the DynamoDB model's structure ``shape`` (``"Put"``, the input shape
+    ``"TransactWriteItemsInput"``, ...): whether :func:`validate_request` would find nothing wrong
+    with it, leaving out the members named in ``without`` (which the caller checks itself: they are
+    neither checked nor required here).
+
+    For shortcuts, like :func:`member_validator`: the checks are the compiled ones. A value that is
+    not a plain ``dict``, or has a null member (which validation would drop from the request), fails;
+    the test never raises.
+    """
+    compiler = _compilers.get("dynamodb")
+    if compiler is None:
+        compiler = _compilers["dynamodb"] = Compiler(service_model("dynamodb").shapes)
+    definition = compiler.shapes[shape]
+    inner = compiler.structure(
+        {
+            **definition,
+            "members": {k: v for k, v in definition["members"].items() if k not in without},
+            "required": [k for k in definition.get("required", ()) if k not in without],
+        }
+    )
+
+    def valid(value: Any) -> bool:
+        if value.__class__ is not dict:
+            return False
+        for member in value.values():
+            if member is None:
+                return False
+        errors: list[Violation] = []
+        try:
+            inner(value, "", errors)
+        except Exception:  # noqa: BLE001 - a wrong JSON type, or anything else: validation's to report
             return False
         return not errors
 

@@ -217,6 +217,11 @@ class Compiler:
         type_ok = _TYPE_OK[kind]
         return Node(kind, type_ok, rules, inner, _member_check(kind, type_ok, rules, inner))
 
+    def structure(self, shape: dict[str, Any]) -> Inner:
+        """The contents check of a structure shape given as its definition (which need not be one of
+        the model's: validation.structure_validator compiles shapes with members left out)."""
+        return self._structure(shape)
+
     def _structure(self, shape: dict[str, Any]) -> Inner:
         members = {
             wire: (self.node(ref["shape"]).as_member, wire[:1].lower() + wire[1:])
