@@ -14,6 +14,7 @@ import argparse
 import gc
 import hashlib
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -24,9 +25,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 from sensor_api import DESIGN, api_keys
 from sensor_api.http import BODY_SECONDS
 from sensor_api.service import Settings, create_app
-from sensor_api.workers import run_workers
+from sensor_api.workers import STOP_SIGNALS, hold_stop_signals, run_workers
 
 from tablewright import connect
+from tablewright.cli.errors import describe
 from tablewright.design import load
 from tablewright.engine import Engine
 from tablewright.runtime import Runtime
@@ -123,12 +125,23 @@ def main(argv: list[str] | None = None) -> None:
     host, port = sock.getsockname()[:2]
     store = args.endpoint or (f"file {args.db}" if args.db else "memory (nothing kept after exit)")
     workers = f", {args.workers} workers" if args.workers > 1 else ""
+    if args.workers > 1:
+        close()  # each worker opens its own: no SQLite connection or engine thread crosses a fork
+    freeze_startup()  # before forking, so that the workers share these pages rather than copy them
+    held = hold_stop_signals()
     print(f"sensor-api: listening on http://{host}:{port}  (tables: {store}{workers})", flush=True)
     if args.workers == 1:
-        serve(rt, settings, sock)
+        serve(rt, settings, sock, held)
         return
-    close()  # each worker opens its own: no SQLite connection or engine thread crosses a fork
-    raise SystemExit(run_workers(args.workers, lambda: serve(open_tables(args, secret)[0], settings, sock)))
+    work = lambda: serve_worker(args, settings, secret, sock)  # noqa: E731
+    raise SystemExit(run_workers(args.workers, work, held))
+
+
+def serve_worker(args: argparse.Namespace, settings: Settings, secret: bytes, sock: socket.socket) -> None:
+    """One worker process: its own runtime on the tables, then :func:`serve`."""
+    rt, _close = open_tables(args, secret)
+    freeze_startup()
+    serve(rt, settings, sock)
 
 
 def open_tables(args: argparse.Namespace, secret: bytes) -> tuple[Runtime, Callable[[], None]]:
@@ -144,24 +157,42 @@ def open_tables(args: argparse.Namespace, secret: bytes) -> tuple[Runtime, Calla
         rt.create_tables()
     except (ClientError, BotoCoreError, OSError) as error:
         fail(3, f"cannot open the tables at {args.endpoint or args.db or 'memory'}: {error}")
+    except Exception as error:  # a file that is no database, a folder, ...: as the project says it
+        known = describe(error)
+        if known is None:
+            raise
+        fail(known[0], known[1])
     return rt, close
 
 
-def serve(rt: Runtime, settings: Settings, sock: socket.socket) -> None:
-    """Answer requests on ``sock`` until SIGINT or SIGTERM (one process, or one worker)."""
-    config = uvicorn.Config(create_app(rt, settings), log_level="warning", access_log=False)
-    # What startup loaded (the design, the runtime, botocore's models: ~90,000 objects) lives as long
-    # as the process; frozen, it is out of the collector's reach, so a full collection walks only what
-    # requests left behind: a few ms instead of 30-50 ms with every request in flight stopped (the
-    # ingest p99, docs/benchmarks.md).
+def freeze_startup() -> None:
+    """Put what startup loaded (the design, the runtime, botocore's models: ~90,000 objects, which
+    live as long as the process) out of the garbage collector's reach: a full collection then walks
+    only what requests left behind, a few ms instead of 30-50 ms with every request in flight stopped
+    (the ingest p99, docs/benchmarks.md). Done before the service says it listens, so that a stop
+    signal from then on never lands inside a collection's callbacks, where Python drops it."""
     gc.collect()
     gc.freeze()
+
+
+def serve(rt: Runtime, settings: Settings, sock: socket.socket, held: list[int] | None = None) -> None:
+    """Answer requests on ``sock`` until SIGINT or SIGTERM (one process, or one worker); at once
+    when ``held`` (:func:`~sensor_api.workers.hold_stop_signals`) says one came already."""
+    server = uvicorn.Server(uvicorn.Config(create_app(rt, settings), log_level="warning", access_log=False))
+    # Until uvicorn installs its handlers (and after, when it hands back the signals it caught), a
+    # stop signal asks the server to end, as uvicorn's own handler does.
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda _signum, _frame: setattr(server, "should_exit", True))
+    server.should_exit = bool(held)
     # A thread that let the interpreter go for SQLite or the network gets it back within 1 ms rather
     # than Python's default 5 ms: a request in its write transaction is not held up behind another
     # request's validation while every other writer waits for it.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    uvicorn.Server(config).run(sockets=[sock])
+    server.run(sockets=[sock])
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C before the server (or the workers) took over SIGINT
+        fail(130, "interrupted")

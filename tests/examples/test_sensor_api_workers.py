@@ -40,6 +40,22 @@ def ended(pid: int) -> bool:
     return state == "Z"
 
 
+def processes_naming(text: str) -> list[int]:
+    """Live processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and text in (entry / "cmdline").read_text()
+                and not ended(int(entry.name))
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
 def register(url: str, key: str, mac: str) -> None:
     body = {"hardware_id": mac, "boot_id": BOOT, "firmware_version": "1.0.16", "capabilities": CAPS}
     answer = httpx.post(f"{url}/v1/devices", json=body, headers={"X-API-Key": key})
@@ -149,3 +165,47 @@ def test_a_worker_count_that_cannot_work_is_refused_before_listening(tmp_path, a
     )
     assert done.returncode == 2 and says in done.stderr, done.stderr
     assert "listening" not in done.stdout and not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (
+            lambda folder: (folder / "x.db").write_bytes(b"not a database, 5 KB" * 256),
+            "is not a SQLite database",
+        ),
+        (lambda folder: (folder / "x.db").mkdir(), "is a directory, not a database file"),
+    ],
+)
+def test_a_database_that_cannot_be_opened_is_one_line_before_listening(tmp_path, workers, make, says):
+    make(tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(SERVE), "--port", "0", "--db", str(tmp_path / "x.db"), "--workers", workers],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ENV},
+        timeout=60,
+    )
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert done.stderr.startswith("sensor-api serve: error: ") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "3"])
+def test_a_stop_signal_right_after_it_listens_ends_every_process(tmp_path, workers):
+    """However soon a signal follows the listening line (workers still being forked, the server not
+    yet holding SIGINT), the service ends without a traceback and leaves no worker behind."""
+    for delay, sig in [
+        (0.0, signal.SIGINT),
+        (0.002, signal.SIGTERM),
+        (0.004, signal.SIGINT),
+        (0.2, signal.SIGINT),
+    ]:
+        process, _url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--workers", workers, env=ENV)
+        time.sleep(delay)
+        process.send_signal(sig)
+        status = process.wait(timeout=20)
+        log = process.stderr.read()
+        assert status in (0, 130, -sig), (delay, sig, status, log)
+        assert "Traceback" not in log, log
+        assert not processes_naming(str(tmp_path / "s.db")), (delay, sig)

@@ -26,11 +26,26 @@ from collections.abc import Callable
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def run_workers(count: int, work: Callable[[], None]) -> int:
+def hold_stop_signals() -> list[int]:
+    """From now on, SIGINT and SIGTERM are noted in the list returned, until a server or
+    :func:`run_workers` takes them over and looks at it.
+
+    For the moment between "listening" and that: Python's own SIGINT handler raises
+    KeyboardInterrupt wherever the interpreter is, and one raised inside a weakref callback or a
+    ``__del__`` is dropped ("Exception ignored in ..."), after which the service would serve on.
+    """
+    held: list[int] = []
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda signum, _frame: held.append(signum))
+    return held
+
+
+def run_workers(count: int, work: Callable[[], None], held: list[int] | None = None) -> int:
     """Run ``work`` in ``count`` forked processes until all end; the status to exit with.
 
-    0 when every worker ended because it was asked to (a stop signal reached the parent), else the
-    status of the first worker that ended on its own (a signal's number plus 128, as a shell says it).
+    0 when every worker ended because it was asked to (a stop signal reached the parent, or came
+    before, as ``held`` by :func:`hold_stop_signals` shows), else the status of the first worker
+    that ended on its own (a signal's number plus 128, as a shell says it).
     """
     stopping = False
 
@@ -42,12 +57,21 @@ def run_workers(count: int, work: Callable[[], None]) -> int:
 
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     children: dict[int, int] = {}
+    stopping = bool(held)
     try:
         for number in range(count):
-            pid = os.fork()
-            if pid == 0:
-                _child(work)
-            children[pid] = number
+            if stopping:  # a stop signal came while the first workers were forked
+                break
+            # Stop signals wait while forking: a child must never run the parent's handler (it would
+            # signal its siblings and serve on), and the parent must know the child it signals.
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    _child(work)
+                children[pid] = number
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         status = 0
         while children:
             try:
@@ -72,10 +96,12 @@ def run_workers(count: int, work: Callable[[], None]) -> int:
 
 
 def _child(work: Callable[[], None]) -> None:
-    """A worker: the default signal handlers back (uvicorn installs its own), ``work``, then out
-    without running the parent's exit handlers a second time."""
+    """A worker: the default signal handlers back (uvicorn installs its own; a stop signal that came
+    meanwhile ends the worker as it unblocks), ``work``, then out without running the parent's exit
+    handlers a second time."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     code = 0
     try:
         work()
