@@ -114,7 +114,15 @@ class EntityKey:
         if self.when is not None and not self.when.evaluate(values):
             return None
         # A datetime is held to its attribute's precision as its RFC 3339 text is (rt.get(at=...)).
-        values = instants_as_text(values, {**self.pk.precisions, **(self.sk.precisions if self.sk else {})})
+        # Fast path: values holding no datetime under those names (most) have nothing to spell and
+        # go as they are; the names are fewer than the values instants_as_text would go through.
+        precise = self.pk.precisions
+        if self.sk is not None and self.sk.precisions:
+            precise = {**precise, **self.sk.precisions}
+        for name in precise:
+            if isinstance(values.get(name), datetime):
+                values = instants_as_text(values, precise)
+                break
         pk = self.pk.render(values)
         if pk is None:
             return None
@@ -288,18 +296,16 @@ class Entity:
                 violations.append(
                     Violation(self.name, path, rule, f"computed value {message} ({attr.computed.kind})")
                 )
-            if attr.computed.kind == "ttl" and isinstance(value, int):
-                floor = epoch_s(to_datetime(now) - timedelta(days=TTL_IGNORED_AFTER_DAYS))
-                if value < floor:
-                    violations.append(
-                        Violation(
-                            self.name,
-                            name,
-                            "ttl",
-                            f"computed TTL {value} is more than five years before the write; "
-                            "DynamoDB's TTL ignores it, so the item would never expire",
-                        )
+            if attr.computed.kind == "ttl" and isinstance(value, int) and value < ttl_floor(now):
+                violations.append(
+                    Violation(
+                        self.name,
+                        name,
+                        "ttl",
+                        f"computed TTL {value} is more than five years before the write; "
+                        "DynamoDB's TTL ignores it, so the item would never expire",
                     )
+                )
         return violations
 
     def _compute(self, attr: Attribute, item: dict[str, object], moment: datetime, created: bool) -> object:
@@ -331,6 +337,11 @@ class Entity:
             if entry.sort_name:
                 names.add(entry.sort_name)
         return names
+
+
+def ttl_floor(now: datetime) -> int:
+    """The earliest expiry (epoch seconds) DynamoDB's TTL still acts on for an item written at ``now``."""
+    return epoch_s(to_datetime(now) - timedelta(days=TTL_IGNORED_AFTER_DAYS))
 
 
 def _timestamp_as(fmt: str | None, moment: datetime, precision: str | None = None) -> object:

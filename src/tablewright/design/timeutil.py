@@ -79,6 +79,9 @@ def epoch_seconds_of(value: object, unit: str | None = None) -> int:
     number and may lie beyond the year 9999 that a ``datetime`` ends at (``9999-12-31T23:59:59Z`` plus
     a day, or an epoch value given in the wrong unit, which then fails where a date is rendered).
     """
+    if type(value) is int and unit in EPOCH_UNITS:
+        # Fast path: an int's floor division is the exact quotient rounded down, no Fraction needed.
+        return value // EPOCH_UNITS[unit]
     if isinstance(value, int | Decimal | float) and not isinstance(value, bool) and unit in EPOCH_UNITS:
         return math.floor(Fraction(str(value)) / EPOCH_UNITS[unit])
     return epoch_s(to_datetime(value, unit))

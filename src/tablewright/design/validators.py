@@ -65,7 +65,8 @@ def number_problem(value: int | Decimal) -> str | None:
     return None
 
 
-def _text_problem(text: str) -> str | None:
+def text_problem(text: str) -> str | None:
+    """Why DynamoDB cannot store ``text`` (a lone surrogate is no UTF-8), or None."""
     if text.isascii():
         return None
     try:
@@ -80,7 +81,7 @@ def unstorable(value: object, path: str) -> list[tuple[str, str]]:
     DynamoDB cannot store: a number out of its range, a float (it would be stored as some other
     number), text with a lone surrogate (not UTF-8), a map key that is not a string."""
     if isinstance(value, str):
-        problem = _text_problem(value)
+        problem = text_problem(value)
         return [(path, problem)] if problem else []
     if isinstance(value, bool) or value is None or isinstance(value, bytes | bytearray):
         return []
@@ -91,9 +92,7 @@ def unstorable(value: object, path: str) -> list[tuple[str, str]]:
         return [(path, f"{value!r} is a float: store numbers as int or Decimal")]
     if isinstance(value, dict):
         found = [(path, f"map key {key!r} is not a string") for key in value if not isinstance(key, str)]
-        found += [
-            (path, problem) for key in value if isinstance(key, str) and (problem := _text_problem(key))
-        ]
+        found += [(path, problem) for key in value if isinstance(key, str) and (problem := text_problem(key))]
         return found + [f for key, item in value.items() for f in unstorable(item, f"{path}.{key}")]
     if isinstance(value, list | tuple):
         return [found for i, item in enumerate(value) for found in unstorable(item, f"{path}[{i}]")]
@@ -217,7 +216,10 @@ def _date(value: object) -> str | None:
 
 def _epoch(unit: str) -> Callable[[object, Attribute], str | None]:
     def check(value: object, attr: Attribute) -> str | None:
-        if not _is_number(value) or Decimal(value) != Decimal(value).to_integral_value():  # type: ignore[arg-type]
+        # An int is a whole number as it is: the two Decimals are only made for anything else.
+        if type(value) is not int and (
+            not _is_number(value) or Decimal(value) != Decimal(value).to_integral_value()  # type: ignore[arg-type]
+        ):
             words = {"epoch_ms": "milliseconds", "epoch_s": "seconds"}[unit]
             return f"{value!r} is not a whole number of {words} since the epoch"
         if attr.min is not None or attr.max is not None:
@@ -435,7 +437,7 @@ def check_attribute(attr: Attribute, value: object, path: str) -> list[tuple[str
     wrong = type_problem(attr, value)
     if wrong:
         return [(path, "type", wrong)]
-    problems = [(path, rule, msg) for rule, check in _declared_rules(attr) if (msg := check(attr, value))]
+    problems = [(path, rule, msg) for rule, check in declared_rules(attr) if (msg := check(attr, value))]
     if isinstance(value, dict):
         problems += _check_map(attr, value, path)
     if isinstance(value, list) and attr.items is not None:
@@ -444,7 +446,7 @@ def check_attribute(attr: Attribute, value: object, path: str) -> list[tuple[str
     return problems
 
 
-def _declared_rules(attr: Attribute) -> tuple[tuple[str, Callable[[Attribute, object], str | None]], ...]:
+def declared_rules(attr: Attribute) -> tuple[tuple[str, Callable[[Attribute, object], str | None]], ...]:
     """The rules ``attr`` declares, in RULES' order. Worked out at its first check and kept on the
     attribute: asking every rule whether it is declared was a quarter of validating an item, and a
     design's attributes do not change once it is built."""

@@ -48,36 +48,46 @@ def _decode_one(value: str) -> bytes:
     return base64.b64decode(value)
 
 
-def _binary_type(node: dict) -> str | None:
-    """``B`` or ``BS`` when ``node`` is a typed binary attribute value.
-
-    An item, key or map may have an attribute *named* ``B`` or ``BS``, but its value is then an
-    attribute value (a dict), never a scalar or a list, which is what tells the two apart.
-    """
-    if len(node) != 1:
-        return None
-    ((name, inner),) = node.items()
-    if name == "B" and not isinstance(inner, dict):
-        return "B"
-    if name == "BS" and isinstance(inner, list):
-        return "BS"
-    return None
+# Exact types ``_convert`` hands back as they are (no container, nothing to encode): copied by
+# reference where they are met, without a call per value. Subclasses still take the call.
+_LEAVES = frozenset({str, int, bool, float, type(None)})
 
 
 def _convert(node: Any, one: Callable[[Any], Any]) -> Any:
     """A deep copy of ``node`` with every binary value passed through ``one``.
 
-    Copying also keeps the engine and the caller from sharing (and mutating) each other's dicts.
+    Copying also keeps the engine and the caller from sharing (and mutating) each other's dicts: the
+    engine is not known never to change a request (nor to keep none of it), so the copy stays; it is
+    made with as few calls as the nodes allow.
     """
     if isinstance(node, dict):
-        kind = _binary_type(node)
-        if kind == "B":
-            return {"B": one(node["B"])}
-        if kind == "BS":
-            return {"BS": [one(v) for v in node["BS"]]}
-        return {k: _convert(v, one) for k, v in node.items()}
+        if len(node) == 1:
+            # One member: perhaps a typed binary attribute value. An item, key or map may have an
+            # attribute *named* B or BS, but its value is then an attribute value (a dict), never a
+            # scalar or a list, which is what tells the two apart.
+            ((name, inner),) = node.items()
+            if name == "B" and not isinstance(inner, dict):
+                return {"B": one(inner)}
+            if name == "BS" and isinstance(inner, list):
+                return {"BS": [one(v) for v in inner]}
+            return {name: inner if type(inner) in _LEAVES else _convert(inner, one)}
+        copy = {}
+        for key, value in node.items():
+            kind = type(value)
+            if kind in _LEAVES:
+                copy[key] = value
+                continue
+            if kind is dict and len(value) == 1:
+                # Fast path: a plain attribute value ({"S": "x"}, an item's members): what the call
+                # below returns for it, made here. Only B with a leaf is binary (BS needs a list).
+                ((name, inner),) = value.items()
+                if name != "B" and type(inner) in _LEAVES:
+                    copy[key] = {name: inner}
+                    continue
+            copy[key] = _convert(value, one)
+        return copy
     if isinstance(node, list | tuple):
-        return [_convert(v, one) for v in node]
+        return [v if type(v) in _LEAVES else _convert(v, one) for v in node]
     return node
 
 

@@ -16,6 +16,7 @@ from ..design.templates import KeyTemplate, TemplateValueError
 from ..design.timeutil import epoch_ms, epoch_s
 from ..design.validators import Violation, type_problem
 from .errors import AmbiguousItemError, ValidationError
+from .fast_accept import accepts, accepts_computed
 from .key_values import recovered_values
 from .markers import is_marker
 from .wire import Record
@@ -70,6 +71,13 @@ def nesting_violations(entity: Entity, values: Mapping[str, object]) -> list[Vio
 def violations_of(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
     """Every rule ``values`` break (design rules plus the runtime's float rule). Too deep a value
     is said alone: the other rules walk values recursively."""
+    if accepts(entity, values):
+        return []  # fast path: values the entity's acceptor finds valid break nothing (fast_accept.py)
+    return general_violations(entity, values)
+
+
+def general_violations(entity: Entity, values: Mapping[str, object]) -> list[Violation]:
+    """``violations_of`` without the fast path: every rule asked, every violation worded."""
     return nesting_violations(entity, values) or entity.validate(values) + float_violations(entity, values)
 
 
@@ -85,8 +93,9 @@ def compose(
     except TemplateValueError as exc:
         where = exc.field.lstrip(":") if exc.field else "(key)"
         raise ValidationError(entity.name, [Violation(entity.name, where, "key", str(exc))]) from None
+    # Fast path: computed values the entity's acceptor finds valid break nothing (fast_accept.py).
     computed = (
-        entity.computed_violations(item, now)
+        ([] if accepts_computed(entity, item, now) else entity.computed_violations(item, now))
         + run_on_violations(entity, item)
         + key_size_violations(entity, item)
     )
@@ -136,14 +145,18 @@ def key_size_violations(entity: Entity, item: Mapping[str, object]) -> list[Viol
             value = item.get(name) if name else None
             if not isinstance(value, str | bytes):
                 continue
-            size = len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+            if isinstance(value, str):
+                # ASCII text (most keys) is as many UTF-8 bytes as characters: no encoded copy.
+                size = len(value) if value.isascii() else len(value.encode("utf-8"))
+            else:
+                size = len(value)
+            if 0 < size <= KEY_BYTES[role]:
+                continue
             where = f"the table's {role} key" if index == "table" else f"index {index}'s {role} key"
             if size == 0:
                 message = f"{name} is empty: {where} must hold at least one byte"
-            elif size > KEY_BYTES[role]:
-                message = f"{name} is {size:,} bytes: {where} holds at most {KEY_BYTES[role]:,}"
             else:
-                continue
+                message = f"{name} is {size:,} bytes: {where} holds at most {KEY_BYTES[role]:,}"
             found.append(Violation(entity.name, name, "key", message))
     return found
 

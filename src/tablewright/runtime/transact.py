@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import orjson
+
 from ..design.predicates import Predicate
 from ..design.validators import Violation
 from .conditions import condition_of
@@ -201,12 +203,57 @@ def _identity(rt: Runtime, action: Action) -> tuple[str, str]:
         found = next(t for t in rt.design.tables.values() if t.table_name == table)
         names = {found.partition_key.name, found.sort_key.name if found.sort_key else ""}
         key = {n: v for n, v in request["Item"].items() if n in names}
-    return table, _json(key)
+    return table, _key_json(key)
 
 
 def _json(value: object) -> str:
     """Wire JSON as sent (binary as base64), for identities and the request size."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_bytes)
+
+
+# orjson writes what ``_json`` writes, sorted and compact, except: non-ASCII text raw (``_json``
+# escapes it), DEL raw (``_json`` escapes it), some floats' exponents (1e-7, 1e-07) and NaN or
+# Infinity as null. Anything it cannot write itself (bytes, and with these options datetimes,
+# dataclasses and subclasses of str, int, dict, list) goes to ``default``.
+_ORJSON_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+_PLAIN_KEY_VALUES = (str, bytes)
+
+
+def _key_json(key: Mapping[str, object]) -> str:
+    """``_json`` of an item's key attributes, its identity in a transaction."""
+    # Fast path: a key of S, N or B values (every key the runtime composes) has no float, so
+    # orjson's output is ``_json``'s whenever it is ASCII without DEL, which it says for itself.
+    if all(
+        type(v) is dict and len(v) == 1 and type(next(iter(v.values()))) in _PLAIN_KEY_VALUES
+        for v in key.values()
+    ):
+        try:
+            text = orjson.dumps(key, default=_bytes, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError: a non-str name, a lone surrogate
+            return _json(key)
+        if text.isascii() and b"\x7f" not in text:
+            return text.decode("ascii")
+    return _json(key)
+
+
+def _size_over_limit(request: object) -> int | None:
+    """The size of ``request`` as ``_json`` writes it when that is over the 4 MB limit, else None."""
+    # Fast path: each byte of orjson's output is at most 6 of ``_json``'s (a DEL, or a non-ASCII
+    # character as \uXXXX: 2 to 4 bytes of UTF-8 become 6 or 12; null becomes -Infinity at most; a
+    # float's exponent a digit longer), so a request whose orjson is a sixth of the limit is under
+    # it, and only a larger one is written out by ``_json`` to be measured.
+    try:
+        if 6 * len(orjson.dumps(request, default=_bytes, option=_ORJSON_OPTIONS)) <= MAX_TRANSACTION_BYTES:
+            return None
+    except TypeError:  # orjson.JSONEncodeError: a value or a depth orjson does not write
+        pass
+    size = len(_json(request).encode())
+    return size if size > MAX_TRANSACTION_BYTES else None
 
 
 def _bytes(value: object) -> str:
@@ -247,8 +294,8 @@ def _check_limits(ops: Sequence[TxOp], actions: list[Action]) -> None:
             f"a transaction of {len(ops)} operations needs {len(actions)} actions (items, uniqueness "
             f"markers and idempotency markers) but TransactWriteItems allows {MAX_TRANSACTION_ACTIONS}"
         )
-    size = len(_json({"TransactItems": [a.request for a in actions]}).encode())
-    if size > MAX_TRANSACTION_BYTES:
+    size = _size_over_limit({"TransactItems": [a.request for a in actions]})
+    if size is not None:
         raise TransactionTooLargeError(
             f"a transaction of {len(ops)} operations is {size:,} bytes but TransactWriteItems allows "
             f"4 MB ({MAX_TRANSACTION_BYTES:,} bytes): Transaction request size exceeds the maximum "

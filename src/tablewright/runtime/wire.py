@@ -23,7 +23,18 @@ def to_wire(value: object) -> dict:
 
 def item_to_wire(item: Mapping[str, object]) -> dict[str, dict]:
     """A whole item as a wire map."""
-    return {name: to_client(value) for name, value in item.items()}
+    wire: dict[str, dict] = {}
+    for name, value in item.items():
+        kind = type(value)
+        # Fast path: text and numbers of the exact types (most of an item) as to_client writes them
+        # (a number as its str); everything else (bool, None, bytes, sets, maps, lists) is to_client's.
+        if kind is str:
+            wire[name] = {"S": value}
+        elif kind is int or kind is Decimal:
+            wire[name] = {"N": str(value)}
+        else:
+            wire[name] = to_client(value)
+    return wire
 
 
 def from_wire(value: Mapping[str, object]) -> object:

@@ -156,6 +156,8 @@ class Writer:
     def unique_actions(self, entity: Entity, old: Mapping | None, new: Mapping | None) -> list[Action]:
         """The marker puts and deletes that move an item's unique values from ``old`` to ``new``."""
         table = self.rt.design.table_of(entity.name)
+        if not entity.unique:
+            return []  # fast path: no unique constraint, so no value to claim or release
         owner = self.owner(entity, new or old or {})
         before = unique_values(entity.unique, old or {})
         after = unique_values(entity.unique, new or {})

@@ -212,6 +212,19 @@ def _is_integer_spec(spec: str) -> bool:
 
 def apply_spec(value: object, spec: str) -> str:
     """Apply a Python format spec such as ``013`` (zero padding) to a number or string."""
+    if type(value) is int and value >= 0 and _is_integer_spec(spec):
+        # Fast path: a non-negative int padded as an integer (``{ts:013}``), the usual sort key. Of
+        # the general path's checks only the width applies to it: it is whole, no bool, not negative.
+        _refuse_wider_than_pad(str(value), spec)
+        try:
+            return format(value, spec)
+        except (ValueError, TypeError):
+            raise TemplateValueError(f"format spec :{spec} does not apply to {value!r}") from None
+    return _apply_spec_general(value, spec)
+
+
+def _apply_spec_general(value: object, spec: str) -> str:
+    """``apply_spec`` for any value (the fast path's too, which gives the same text or error)."""
     if isinstance(value, bool):
         raise TemplateValueError(f"format spec :{spec} needs a number or string, got a boolean")
     if isinstance(value, str) and spec[:1] == "0" and spec[1:].isdigit():

@@ -57,6 +57,23 @@ class KeyTemplate:
                             f"unknown filter {call.name!r} (known: {known})", source, source.find(call.name)
                         )
         self._regex: re.Pattern[str] | None = None
+        # What every render asks of the parsed template, worked out once (the parts never change):
+        # the fields, whether it is one bare field, each part as (literal text, None) or (None,
+        # field), and the fields ``run_on_field`` asks about with the literal that follows each.
+        self._fields = tuple(dict.fromkeys(p.name for p in self._parts if isinstance(p, Field)))
+        self._field_parts = tuple(p for p in self._parts if isinstance(p, Field))
+        self._is_bare = len(self._parts) == 1 and isinstance(self._parts[0], Field)
+        self._steps = tuple(
+            (part.text, None) if isinstance(part, Literal) else (None, part) for part in self._parts
+        )
+        self._run_on = tuple(
+            (part, follower.text)
+            for part, follower in zip(self._parts, self._parts[1:])
+            if isinstance(part, Field)
+            and isinstance(follower, Literal)
+            and not part.filters
+            and not part.spec
+        )
 
     def __repr__(self) -> str:
         return f"KeyTemplate({self.source!r})"
@@ -70,12 +87,12 @@ class KeyTemplate:
     @property
     def fields(self) -> tuple[str, ...]:
         """Attribute (or parameter) names used, in order, without duplicates."""
-        return tuple(dict.fromkeys(p.name for p in self._parts if isinstance(p, Field)))
+        return self._fields
 
     @property
     def field_parts(self) -> tuple[Field, ...]:
         """The parsed fields, with their specs and filters (for tools such as lint)."""
-        return tuple(p for p in self._parts if isinstance(p, Field))
+        return self._field_parts
 
     @property
     def is_constant(self) -> bool:
@@ -85,7 +102,7 @@ class KeyTemplate:
     @property
     def is_bare_field(self) -> bool:
         """True when the template is one field with no literal text: its value is stored unchanged."""
-        return len(self._parts) == 1 and isinstance(self._parts[0], Field)
+        return self._is_bare
 
     @property
     def reversible(self) -> bool:
@@ -108,17 +125,20 @@ class KeyTemplate:
         ``N`` keys); anything else returns a string. Raises ``TemplateValueError`` when a value
         cannot go through a filter.
         """
+        if self._is_bare:
+            value = self._field_value(self._parts[0], values)  # type: ignore[arg-type]
+            return None if value is None else self._bare(value)
         texts: list[str] = []
-        for part in self._parts:
-            if isinstance(part, Literal):
-                texts.append(part.text)
+        for text, fld in self._steps:
+            if fld is None:
+                texts.append(text)  # type: ignore[arg-type]
                 continue
-            value = self._field_value(part, values)
+            value = self._field_value(fld, values)
             if value is None:
                 return None
-            if self.is_bare_field:
-                return self._bare(value)
-            texts.append(to_text(value))
+            # Fast path: text and ints are their own key text (to_text gives str(value) for both).
+            kind = type(value)
+            texts.append(value if kind is str else str(value) if kind is int else to_text(value))
         return "".join(texts)
 
     def run_on_field(self, values: Mapping[str, object]) -> tuple[str, str] | None:
@@ -130,13 +150,10 @@ class KeyTemplate:
         Only fields stored as given are asked (no filter, no format spec): a filter's output has a
         shape of its own (``|day`` is ``2024-01-15`` whatever follows it).
         """
-        for position, part in enumerate(self._parts[:-1]):
-            follower = self._parts[position + 1]
-            if not isinstance(part, Field) or not isinstance(follower, Literal) or part.filters or part.spec:
-                continue
+        for part, separator in self._run_on:
             value = self._field_value(part, values)
-            if isinstance(value, str) and (value + follower.text).find(follower.text) != len(value):
-                return part.name, follower.text
+            if isinstance(value, str) and (value + separator).find(separator) != len(value):
+                return part.name, separator
         return None
 
     def render_prefix(self, values: Mapping[str, object]) -> str:
@@ -177,7 +194,6 @@ class KeyTemplate:
         value = _lookup(values, fld.name)
         if value is None:
             return None
-        unit = self.units.get(fld.name.lstrip(":"))
         try:
             if not fld.filters and isinstance(value, str) and fld.name in self.precisions:
                 precision, truncate = self.precisions[fld.name]
@@ -185,8 +201,10 @@ class KeyTemplate:
                     value = normalise_rfc3339(value, precision, truncate=truncate)
                 except PrecisionError as exc:
                     raise TemplateValueError(str(exc)) from None
-            for call in fld.filters:
-                value = FILTERS[call.name](value, call.arg, unit)
+            if fld.filters:  # the unit is only the filters' business
+                unit = self.units.get(fld.name.lstrip(":"))
+                for call in fld.filters:
+                    value = FILTERS[call.name](value, call.arg, unit)
             if fld.spec is not None:
                 value = apply_spec(value, fld.spec)
         except TemplateValueError as exc:
