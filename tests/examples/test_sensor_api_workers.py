@@ -204,7 +204,12 @@ def test_a_stop_signal_right_after_it_listens_ends_every_process(tmp_path, worke
         process, _url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--workers", workers, env=ENV)
         time.sleep(delay)
         process.send_signal(sig)
-        status = process.wait(timeout=20)
+        try:
+            status = process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            for pid in [*workers_of(process), process.pid]:
+                os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"still running 20 s after {sig.name} at {delay} s") from None
         log = process.stderr.read()
         assert status in (0, 130, -sig), (delay, sig, status, log)
         assert "Traceback" not in log, log
