@@ -27,10 +27,9 @@ from sensor_api.http import BODY_SECONDS
 from sensor_api.service import Settings, create_app
 from sensor_api.workers import STOP_SIGNALS, hold_stop_signals, run_workers
 
-from tablewright import connect
+from tablewright import connect, engine_of
 from tablewright.cli.errors import describe
 from tablewright.design import load
-from tablewright.engine import Engine
 from tablewright.runtime import Runtime
 
 ADMIN_VARIABLE = "SENSOR_API_ADMIN_TOKEN"
@@ -151,8 +150,8 @@ def open_tables(args: argparse.Namespace, secret: bytes) -> tuple[Runtime, Calla
             client = connect(endpoint_url=args.endpoint)
             close = client.close
         else:
-            engine = Engine(args.db)
-            client, close = connect(engine=engine), engine.close
+            client = connect(args.db)
+            close = engine_of(client).close
         rt = Runtime(load(DESIGN), client, secret=secret)
         rt.create_tables()
     except (ClientError, BotoCoreError, OSError) as error:
