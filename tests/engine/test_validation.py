@@ -493,6 +493,47 @@ def test_a_map_key_that_is_not_a_string_is_refused() -> None:
     assert text == "tuple cannot be converted to String at 'expressionAttributeNames (a key)'"
 
 
+ONE_KEY = {"pk": {"S": "u1"}}
+MAP_WITH_KEY = {1: {"M": {1: {"S": "x"}}}, (2,): {"L": [{"M": {(2,): {"S": "x"}}}]}}
+
+
+@pytest.mark.parametrize(("key", "says"), [(1, "NUMBER_VALUE"), ((2,), "tuple")])
+@pytest.mark.parametrize("operation", ["PutItem", "UpdateItem", "TransactWriteItems", "BatchWriteItem"])
+def test_a_key_of_an_attribute_map_that_is_not_a_string_is_refused(
+    operation: str, key: object, says: str
+) -> None:
+    """An in-process caller's map payload keyed by a number or tuple: refused as JSON could never send
+    it, by every write path (the shortcuts' included), never an InternalServerError."""
+    from tablewright.engine import Engine
+
+    engine = Engine()
+    engine.handle(
+        "CreateTable",
+        {
+            "TableName": "users",
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        },
+    )
+    item = {**ONE_KEY, "m": MAP_WITH_KEY[key]}
+    requests = {
+        "PutItem": {"TableName": "users", "Item": item},
+        "UpdateItem": {
+            "TableName": "users",
+            "Key": ONE_KEY,
+            "UpdateExpression": "SET m = :m",
+            "ExpressionAttributeValues": {":m": MAP_WITH_KEY[key]},
+        },
+        "TransactWriteItems": {"TransactItems": [{"Put": {"TableName": "users", "Item": item}}]},
+        "BatchWriteItem": {"RequestItems": {"users": [{"PutRequest": {"Item": item}}]}},
+    }
+    with pytest.raises(SerializationException) as raised:
+        engine.handle(operation, requests[operation])
+    assert str(raised.value.message).startswith(f"{says} cannot be converted to String")
+    assert engine.handle("Scan", {"TableName": "users"})["Count"] == 0
+
+
 def test_text_beyond_ascii_passes() -> None:
     validate_request(
         "GetItem",

@@ -303,7 +303,11 @@ def check_wire_json(value: Any, depth: int = 0) -> None:
             error = _wrong_json(payload, "Map")
             if error is not None:
                 raise error
-            for each in payload.values() if type(payload) is dict else ():  # else: _map's error
+            for name, each in payload.items() if type(payload) is dict else ():  # else: _map's error
+                if not isinstance(name, str):  # JSON's keys are strings; an in-process caller's may not be
+                    raise _wrong_json(name, "String") or SerializationException(
+                        f"{type(name).__name__} cannot be converted to String"
+                    )
                 check_wire_json(each, depth + 1)
 
 
