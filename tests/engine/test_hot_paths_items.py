@@ -27,6 +27,7 @@ from tablewright.engine.types import (
     _CANONICAL,
     MAX_DIGITS,
     _plain_decimal_sized,
+    _plain_map_sized,
     check_wire_json,
     is_canonical_number,
     normalize_number,
@@ -190,6 +191,75 @@ def test_plain_item_declines_what_it_does_not_check() -> None:
     item = {"a": {"N": "2.50"}, "b": {"NS": ["1.0", "2"]}, "c": {"S": "é"}}
     assert plain_item_sized(item) == validate_item_sized(item)
     assert item["a"] == {"N": "2.50"}  # the caller's item is not changed
+
+
+# Found by mutation testing (docs/mutation.md): items whose every value the one walk takes inline.
+INLINE_ITEMS = [
+    {"s": {"S": "ascii"}, "u": {"S": "é€😀"}, "e": {"S": ""}},
+    {"i": {"N": "7"}, "z": {"N": "1000"}, "big": {"N": "9" * MAX_DIGITS}, "d": {"N": "21.5"}},
+    {"d": {"N": "2.50"}, "i": {"N": "12"}},  # "2.50" is stored as "2.5"
+    {"ss": {"SS": ["a", "bc"]}, "s": {"S": "x"}},
+    {"m": {"M": {"a": {"S": "x"}, "é": {"S": "ü"}, "n": {"N": "100"}, "d": {"N": "0.25"}}}, "s": {"S": "y"}},
+    {"m": {"M": {"t": {"N": "21.50"}, "i": {"N": "12"}, "s": {"S": "ok"}}}, "n": {"N": "2.50"}},
+    {"m": {"M": {}}, "k": {"M": {"a": {"S": ""}}}},
+]
+
+
+def test_plain_item_measures_inline_values_as_the_general_validation() -> None:
+    for raw in INLINE_ITEMS:
+        before = copy.deepcopy(raw)
+        plain = plain_item_sized(raw)
+        assert plain is not None, raw
+        assert plain == validate_item_sized(copy.deepcopy(raw)), raw
+        assert raw == before  # the caller's item is not changed
+        for value in raw.values():
+            if "M" in value:
+                sized = _plain_map_sized(value["M"])
+                assert sized is not None, value
+                members, size = sized
+                assert size == validate_value_sized(value)[1], value
+                normalised = validate_value_sized(value)[0]["M"]
+                assert (members or value["M"]) == normalised, value
+                assert (members is None) == (normalised == value["M"]), value
+
+
+def test_plain_item_keeps_the_callers_item_when_nothing_is_normalised() -> None:
+    item = {"n": {"N": "21.5"}, "i": {"N": "7"}, "m": {"M": {"d": {"N": "0.5"}, "s": {"S": "x"}}}}
+    plain = plain_item_sized(item)
+    assert plain is not None and plain[0] is item
+    assert _plain_map_sized(item["m"]["M"]) == (None, validate_value_sized(item["m"])[1])
+
+
+def test_plain_item_refuses_what_the_general_checks_refuse() -> None:
+    for raw in (
+        {"a": {"S": "x", "N": "1"}},  # two types in one value
+        {"a": {"N": "007"}},  # not refused: normalised, so not kept as it is
+        {"a": {"SS": "ab"}},
+        {"a": {"SS": ["a", 1]}},
+        {"a": {"M": {"b": "x"}}},
+        {"a": {"M": {"b": {"S": "x", "N": "1"}}}},
+        {"a": {"M": {"b": {"S": "\ud800"}}}},
+        {"a": {"M": {"\ud800": {"S": "x"}}}},
+        {"a": {"M": {"b": {"N": "1e400"}}}},
+        {"a": {"M": {"b": {"N": 5}}}},
+    ):
+        plain = plain_item_sized(raw)  # never raises
+        general = outcome(lambda r=raw: ([check_wire_json(v) for v in r.values()], validate_item_sized(r)))
+        if plain is None:
+            assert general[0] != "ok" or not "".join(raw).isascii(), raw
+        else:
+            assert general[0] == "ok", raw
+            assert orjson.dumps(plain) == orjson.dumps(general[1][1]), raw
+    for members in (
+        "x",
+        [],
+        {"b": "x"},
+        {"b": {}},
+        {1: {"S": "x"}},
+        {"b": {"S": "x", "N": "1"}},
+        {"b": {"N": 5}},
+    ):
+        assert _plain_map_sized(members) is None, members
 
 
 @settings(deadline=None)  # no timing in tests: a loaded machine is slow, not wrong

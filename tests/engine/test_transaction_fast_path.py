@@ -13,11 +13,13 @@ index entries, stream records and idempotency tokens must all be the same.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +36,16 @@ from .support.tables import keyed_table
 TABLES = ("plain_t", "hash_t", "indexed_t", "streamed_t")
 HASHES = ("p1", "p2", "ä")
 RANGES = ("1", "2", "2.50")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_shortcut_checks() -> Iterator[None]:
+    """Under mutation testing only (mutmut sets ``MUTANT_UNDER_TEST``), compile the shortcut's member
+    checks again for each test: they are compiled on first use and kept in the module, so a mutant
+    of ``structure_validator`` would otherwise meet only the first test to run."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        transactions._checks = None
+    yield
 
 
 def make_engine(*, fast: bool) -> Engine:
@@ -481,3 +493,67 @@ def test_plain_item_with_flat_maps_is_the_validated_item_or_nothing(raw: dict) -
         assert general is not None
         assert plain[1] == general[1]
         assert orjson.dumps(plain[0]) == orjson.dumps(general[0])  # the stored bytes
+
+
+# ------------------------------------------------------------ found by mutation testing (docs/mutation.md)
+
+
+def _put_spec(pk: str, table: str = "plain_t") -> dict[str, Any]:
+    return {"TableName": table, "Item": {"pk": {"S": pk}, "sk": {"N": "1"}}}
+
+
+def test_shortcut_takes_one_action_and_a_hundred() -> None:
+    """The bounds of the shortcut's action count are DynamoDB's (1 to 100), both included."""
+    engine = make_engine(fast=True)
+    assert transact_write_shortcut(engine, {"TransactItems": [{"Put": _put_spec("one")}]}) == {}
+    hundred = {"TransactItems": [{"Put": _put_spec(f"k{n}")} for n in range(100)]}
+    assert transact_write_shortcut(engine, hundred) == {}
+    assert transact_write_shortcut(engine, {"TransactItems": hundred["TransactItems"] * 2}) is None
+
+
+def test_shortcut_leaves_malformed_members_and_entries_to_the_general_path() -> None:
+    engine = make_engine(fast=True)
+    put = {"Put": _put_spec("p9")}
+    for odd in (
+        {"TransactItems": [put], "ReturnConsumedCapacity": "BAD"},  # one member besides TransactItems
+        {"TransactItems": [put], "ReturnItemCollectionMetrics": None},
+        {"TransactItems": [[put]]},  # an entry that is no map
+        {"TransactItems": [{"Put": [put["Put"]]}]},  # an action that is no map
+        {"TransactItems": [{"Delete": "x"}]},
+    ):
+        assert transact_write_shortcut(engine, copy.deepcopy(odd)) is None, odd
+    assert engine.handle("GetItem", {"TableName": "plain_t", "Key": put["Put"]["Item"]}) == {}
+
+
+def test_equal_expression_members_are_parsed_once_per_request() -> None:
+    condition = {"ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "pk"}}
+    memo: dict[bytes, Expressions] = {}
+    first = transactions._parsed(memo, {"TableName": "a", **condition}, condition="ConditionExpression")
+    again = transactions._parsed(
+        memo, {"TableName": "b", **copy.deepcopy(condition)}, condition="ConditionExpression"
+    )
+    assert again is first
+    other = {**condition, "ExpressionAttributeNames": {"#k": "sk"}}
+    assert transactions._parsed(memo, other, condition="ConditionExpression") is not first
+    assert first.condition is not None
+    # Without a memo (no request validation), or with a value that is not JSON, each is parsed on its own.
+    alone = transactions._parsed(None, condition, condition="ConditionExpression")
+    assert alone is not first and alone.condition is not None
+    binary = {"ConditionExpression": "b = :b", "ExpressionAttributeValues": {":b": {"B": b"x"}}}
+    parsed = transactions._parsed(memo, binary, condition="ConditionExpression")
+    assert parsed.condition is not None
+    assert transactions._parsed(memo, binary, condition="ConditionExpression") is not parsed
+
+
+def test_structure_checks_leave_out_the_members_named_and_compile_from_cold(monkeypatch: Any) -> None:
+    from tablewright.engine import validation
+
+    monkeypatch.setattr(validation, "_compilers", {})  # the first check compiled in the process
+    put = validation.structure_validator("Put", frozenset({"Item"}))
+    assert put({"TableName": "plain_t"})  # Item is neither required nor checked here
+    assert put({"TableName": "plain_t", "Item": 5})
+    assert not put({"Item": {}})  # TableName still is
+    assert not put([{"TableName": "plain_t"}])
+    assert not put({"TableName": "plain_t", "ConditionExpression": None})
+    assert validation.structure_validator("ListTablesInput")({"Limit": 5})  # a shape requiring nothing
+    assert not validation.structure_validator("ListTablesInput")({"Limit": 0})

@@ -9,8 +9,9 @@ order, or the same error. The generator is seeded, so a failure names an item th
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -334,6 +335,16 @@ ENTITIES: dict[str, tuple[Path | str, Callable[[random.Random], dict]]] = {
 _DESIGNS: dict[object, object] = {}
 
 
+@pytest.fixture(autouse=True)
+def _fresh_acceptors() -> Iterator[None]:
+    """Under mutation testing only (mutmut sets ``MUTANT_UNDER_TEST``), load the designs again for
+    each test: acceptors are compiled once and kept on a design's attributes, so with the designs of
+    an earlier test a mutant of the compilation would meet no test at all."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        _DESIGNS.clear()
+    yield
+
+
 def _entity(name: str) -> Entity:
     source, _make = ENTITIES[name]
     if source not in _DESIGNS:
@@ -467,3 +478,117 @@ def test_a_rule_added_later_is_asked_by_the_fast_path_too(
     )
     found = items.violations_of(design.entities["E"], {"id": "a", "v": value})
     assert [(v.attribute, v.rule) for v in found] == [("id", "added_later"), ("v", "added_later")]
+
+
+# ------------------------------------------------------------ found by mutation testing (docs/mutation.md)
+
+
+def _nested(kind: str, levels: int) -> str:
+    """A declared attribute of ``levels`` nested maps (``kind`` "map") or lists ("list") of numbers."""
+    text = "{type: number}"
+    for _ in range(levels):
+        text = (
+            f"{{type: map, attributes: {{a: {text}}}}}" if kind == "map" else f"{{type: list, items: {text}}}"
+        )
+    return text
+
+
+SMALL = (
+    "version: 1\nname: small\ntables: {t: {partition_key: {name: pk, type: S}}}\n"
+    "entities:\n  E:\n    table: t\n    additional_attributes: true\n    attributes:\n"
+    "      id: {type: string, required: true}\n      level: {type: number, enum: [1, 2]}\n"
+    "      num: number\n      box: map\n      bag: list\n      note: {type: string, max_length: 5}\n"
+    "      slug: {type: string, computed: {template: '{id}-x'}}\n"
+    "      opt: {type: map, attributes: {z: {type: string, nullable: true}, n: {type: 'null'}}}\n"
+    f"      maps: {_nested('map', 34)}\n      lists: {_nested('list', 34)}\n"
+    "    keys: {table: {pk: 'E#{id}'}}\n"
+)
+
+
+def _small() -> Entity:
+    return loads(SMALL).entities["E"]
+
+
+def test_the_fast_path_answers_as_the_general_path_on_chosen_values() -> None:
+    """Values the generated items do not reach: rules of undeclared map members (``values``) and of
+    declared ones in maps without ``values``, number enums, mappings that are not dicts, and nesting
+    around the limit in declared and undeclared maps and lists."""
+    thing, small = _entity("Thing"), _small()
+    cases: list[tuple[Entity, dict]] = [
+        (thing, {"thingId": f"thg_{UUID4}", "owner": "ada", "spec": {"size": 1, "extra": 5}}),
+        (thing, {"thingId": f"thg_{UUID4}", "owner": "ada", "parts": [{"name": 5}]}),
+        (thing, {"thingId": f"thg_{UUID4}", "owner": "ada", "parts": [{"name": "n", "qty": "x"}]}),
+        (small, {"id": "a", "level": 3}),
+        (small, {"id": "a", "level": 2}),
+        (small, {"id": "a", "extra": MappingProxyType({"k": 1.5})}),
+        (small, {"id": "a", "extra": MappingProxyType({"k": 1})}),
+    ]
+    for levels in range(28, 35):
+        cases += [
+            (small, {"id": "a", "box": {"a": _deep(levels)}}),
+            (small, {"id": "a", "bag": [_deep(levels)]}),
+            (small, {"id": "a", "bag": [_deep(levels, kind=list)]}),
+            (small, {"id": "a", "maps": _deep(levels, {})}),
+            (small, {"id": "a", "lists": _deep(levels, [], kind=list)}),
+            (
+                thing,
+                {"thingId": f"thg_{UUID4}", "owner": "ada", "parts": [{"name": "n", "o": _deep(levels)}]},
+            ),
+        ]
+    refused = 0
+    for entity, values in cases:
+        general = _outcome(lambda e=entity, v=values: items.general_violations(e, v))
+        assert _outcome(lambda e=entity, v=values: items.violations_of(e, v)) == general, values
+        refused += general != ("answer", _typed([]))
+    assert refused >= len(cases) // 3
+
+
+def test_the_acceptors_take_valid_values_of_every_kind() -> None:
+    """The fast path is taken, not only safe: valid values of each kind the acceptors handle are
+    accepted, up to the nesting limit (a map or list at level 31) and the 38-digit integers."""
+    small = _small()
+    accepted = [
+        {"id": "a"},
+        {"id": "é", "note": "ü", "level": 1, "num": 10**40, "box": {"é": "ü", "n": -(10**37)}, "bag": [b"x"]},
+        {"id": "a", "flag": True, "raw": b"\x00", "set": {"é", "a"}, "nums": frozenset({1, Decimal("2.5")})},
+        {
+            "id": "a",
+            "map": {"é": {"b": [1, "x", None]}},
+            "none": None,
+            "big": 10**38 - 1,
+            "small": -(10**38) + 1,
+        },
+        {"id": "a", "deep": _deep(31), "deeper": _deep(31, kind=list), "huge": 10**40},
+        {"id": "a", "box": {"a": _deep(29)}, "bag": [_deep(29, kind=list)]},
+        {"id": "a", "opt": {"z": None, "n": None}},
+        {"id": "a", "maps": _deep(30, {}), "lists": _deep(30, [], kind=list)},
+    ]
+    for values in accepted:
+        assert items.general_violations(small, values) == [], values
+        assert fast_accept.accepts(small, values), values
+    composed = items.compose(small, {"id": "a"}, now=NOW, created=True)
+    assert fast_accept.accepts_computed(small, composed, NOW)
+    thing = _entity("Thing")
+    values = {"thingId": f"thg_{UUID4}", "owner": "ada", "seen_ms": 1_768_478_400_123, "count": 1000}
+    composed = items.compose(thing, values, now=NOW, created=True)
+    assert composed["expires"] and composed["updated"]
+    assert fast_accept.accepts(thing, values)
+    assert fast_accept.accepts_computed(thing, composed, NOW)
+
+
+def test_an_acceptor_that_fails_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception in an acceptor (a broken rule) sends the item down the general path; an
+    attribute of a type the validators do not know is never accepted."""
+    from tablewright.design import Attribute, validators
+
+    assert not fast_accept.acceptor(Attribute(name="x", type="nope"))("a", 1)
+    small = _small()
+    composed = items.compose(small, {"id": "a"}, now=NOW, created=True)
+
+    def broken(attr: object, value: object) -> str | None:
+        raise RuntimeError("a broken rule")
+
+    monkeypatch.setitem(validators.RULES, "broken", (lambda attr: attr.type == "string", broken))
+    small = _small()
+    assert not fast_accept.accepts(small, {"id": "a"})
+    assert not fast_accept.accepts_computed(small, composed, NOW)
