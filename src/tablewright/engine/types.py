@@ -365,13 +365,22 @@ def validate_value_sized(value: Any, depth: int = 0) -> tuple[AttributeValue, in
 
 
 def _utf8(text: str) -> int:
+    size = _utf8_or_none(text)
+    if size is None:  # a lone surrogate: not a string DynamoDB can store
+        raise ValidationException(f"Invalid string value: {text[:64]!r} is not valid UTF-8")
+    return size
+
+
+def _utf8_or_none(text: str) -> int | None:
+    """The UTF-8 size of ``text``, None for text no UTF-8 holds (a lone surrogate), which the shortcuts
+    leave to the general path to word."""
     # isascii() is O(1) on CPython's compact strings: most names and strings need no encoding.
     if text.isascii():
         return len(text)
     try:
         return len(text.encode())
-    except UnicodeEncodeError:  # a lone surrogate: not a string DynamoDB can store
-        raise ValidationException(f"Invalid string value: {text[:64]!r} is not valid UTF-8") from None
+    except UnicodeEncodeError:
+        return None
 
 
 def _sized_string(v: Any, *_depth: int) -> tuple[str, int]:  # a scalar: the depth is unused
@@ -633,14 +642,11 @@ def plain_item_sized(item: Any) -> tuple[Item, int] | None:
         if type(value) is dict and len(value) == 1:
             payload = value.get("S")
             if type(payload) is str:
-                if payload.isascii():
-                    size += len(payload)
-                    continue
-                try:
-                    size += len(payload.encode("utf-8"))
-                    continue
-                except UnicodeEncodeError:  # a lone surrogate: the general path words the error
+                length = _utf8_or_none(payload)
+                if length is None:  # a lone surrogate: the general path words the error
                     return None
+                size += length
+                continue
             payload = value.get("N")
             if type(payload) is str:
                 if (
@@ -702,23 +708,17 @@ def _plain_map_sized(members: Any) -> tuple[dict | None, int] | None:
     for name, value in members.items():
         if type(name) is not str or type(value) is not dict or len(value) != 1:
             return None
-        if name.isascii():
-            size += len(name) + 1
-        else:
-            try:
-                size += len(name.encode("utf-8")) + 1
-            except UnicodeEncodeError:
-                return None
+        length = _utf8_or_none(name)
+        if length is None:
+            return None
+        size += length + 1
         payload = value.get("S")
         if type(payload) is str:
-            if payload.isascii():
-                size += len(payload)
-                continue
-            try:
-                size += len(payload.encode("utf-8"))
-                continue
-            except UnicodeEncodeError:
+            length = _utf8_or_none(payload)
+            if length is None:
                 return None
+            size += length
+            continue
         payload = value.get("N")
         if type(payload) is not str:
             return None
