@@ -5,10 +5,12 @@ concurrent clients applied exactly once, throttling, and the start-up errors a u
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -41,6 +43,7 @@ def start(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subproce
         text=True,
         env={**os.environ, **(env or {})},
         cwd=tmp_path,
+        start_new_session=True,  # its workers with it in one process group, for kill_group
     )
     line = process.stdout.readline()  # the first line says where it listens (or it died)
     found = LISTENING.search(line)
@@ -52,10 +55,17 @@ def start(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subproce
 
 def stop(process: subprocess.Popen) -> None:
     process.terminate()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    kill_group(process)
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill whatever is left of a service ``start`` started: the process and any worker of it (they
+    share its process group), even one whose parent is gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

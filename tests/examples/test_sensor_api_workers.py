@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_sensor_api_service import ADMIN, BOOT, CAPS, PEPPER, SERVE, batch, start  # noqa: E402
+from test_sensor_api_service import ADMIN, BOOT, CAPS, PEPPER, SERVE, batch, kill_group, start, stop  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
 ENV = {"SENSOR_API_ADMIN_TOKEN": ADMIN, "API_KEY_PEPPER": PEPPER}
@@ -87,13 +87,15 @@ def test_workers_share_the_tables_and_the_cursor_secret(tmp_path):
         assert sorted(mac for page in pages for mac in page) == macs
     finally:
         process.terminate()
-        assert process.wait(timeout=20) == 0
+        status = process.wait(timeout=20)
+        kill_group(process)
+    assert status == 0
 
 
 def test_a_stopped_worker_leaves_the_others_answering(tmp_path):
     process, url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--workers", "2", env=ENV)
-    first, second = workers_of(process, 2)
     try:
+        first, second = workers_of(process, 2)
         key = new_key(url)
         register(url, key, "AA:BB:CC:DD:EE:01")
         os.kill(first, signal.SIGSTOP)
@@ -105,27 +107,31 @@ def test_a_stopped_worker_leaves_the_others_answering(tmp_path):
                 timeout=10,
             )
             assert answer.status_code == 201, answer.text
-    finally:
         os.kill(first, signal.SIGCONT)
         process.terminate()
         assert process.wait(timeout=20) == 0
-    assert ended(first) and ended(second)
+        assert ended(first) and ended(second)
+    finally:
+        kill_group(process)
 
 
 def test_a_worker_that_dies_ends_the_service_with_its_status(tmp_path):
     process, url = start(tmp_path, "--db", str(tmp_path / "s.db"), "--workers", "2", env=ENV)
-    first, second = workers_of(process, 2)
-    os.kill(first, signal.SIGKILL)
-    assert process.wait(timeout=20) == 128 + signal.SIGKILL
-    log = process.stderr.read()
-    assert f"worker {first} ended (killed by SIGKILL); stopping the others" in log
-    assert "Traceback" not in log
-    deadline = time.monotonic() + 10
-    while not ended(second) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert ended(second)
-    with pytest.raises(httpx.ConnectError):
-        httpx.get(f"{url}/openapi.json", timeout=2)
+    try:
+        first, second = workers_of(process, 2)
+        os.kill(first, signal.SIGKILL)
+        assert process.wait(timeout=20) == 128 + signal.SIGKILL
+        log = process.stderr.read()
+        assert f"worker {first} ended (killed by SIGKILL); stopping the others" in log
+        assert "Traceback" not in log
+        deadline = time.monotonic() + 10
+        while not ended(second) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ended(second)
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"{url}/openapi.json", timeout=2)
+    finally:
+        kill_group(process)
 
 
 def test_one_worker_per_core_by_default_and_one_in_memory(tmp_path):
@@ -135,15 +141,13 @@ def test_one_worker_per_core_by_default_and_one_in_memory(tmp_path):
         expected = cores if cores > 1 else 0  # one process serves alone, without workers
         assert len(workers_of(process, expected)) == expected
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        stop(process)
     process, _url = start(tmp_path, env=ENV)
     try:
         time.sleep(0.5)
         assert workers_of(process) == []
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        stop(process)
 
 
 @pytest.mark.parametrize(
@@ -205,12 +209,13 @@ def test_a_stop_signal_right_after_it_listens_ends_every_process(tmp_path, worke
         time.sleep(delay)
         process.send_signal(sig)
         try:
-            status = process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            for pid in [*workers_of(process), process.pid]:
-                os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"still running 20 s after {sig.name} at {delay} s") from None
-        log = process.stderr.read()
-        assert status in (0, 130, -sig), (delay, sig, status, log)
-        assert "Traceback" not in log, log
-        assert not processes_naming(str(tmp_path / "s.db")), (delay, sig)
+            try:
+                status = process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"still running 20 s after {sig.name} at {delay} s") from None
+            log = process.stderr.read()
+            assert status in (0, 130, -sig), (delay, sig, status, log)
+            assert "Traceback" not in log, log
+            assert not processes_naming(str(tmp_path / "s.db")), (delay, sig)  # before kill_group
+        finally:
+            kill_group(process)

@@ -4,6 +4,7 @@ Registration is an upsert that keeps ``first_registered_at`` and ``confirmation_
 registration and refreshes ``last_seen_at`` (and with it ``gsi1sk``, composed by the design),
 ``last_boot_id``, ``firmware_version`` and ``capabilities``. Every write carries the item's version,
 so a registration racing another registration or a rename retries instead of overwriting it.
+``last_seen_at`` never moves backwards (README D13), not even by a registration.
 """
 
 from __future__ import annotations
@@ -52,8 +53,13 @@ def register_device(
                 values = {"hardware_id": hardware_id, "confirmation_id": str(uuid.uuid4()), **fresh}
                 result = rt.put("Device", values, now=moment)
                 return Registration(result.record, True)  # type: ignore[arg-type]
+            changes = {**fresh, "last_seen_at": _latest(current, fresh["last_seen_at"])}
             result = rt.update(
-                "Device", {"hardware_id": hardware_id}, fresh, expected_version=current["version"], now=moment
+                "Device",
+                {"hardware_id": hardware_id},
+                changes,
+                expected_version=current["version"],
+                now=moment,
             )
             return Registration(result.record, False)  # type: ignore[arg-type]
         except ConflictError:
@@ -61,6 +67,16 @@ def register_device(
     raise ConflictError(
         "Device", {"hardware_id": hardware_id}, "a quiet moment", f"{ATTEMPTS} concurrent writes"
     )
+
+
+def _latest(current: Mapping[str, object], seen: str) -> str:
+    """The later of the stored ``last_seen_at`` and this request's. The moment is taken when the
+    request starts: by the time it writes (after a version conflict's retry, or a worker preempted
+    in between), a batch handled by another worker may have stamped a later second, which writing
+    our own moment would undo, and gsi1 would list the device as less recent than it is. The write
+    is version-checked, so the stored value it is compared with is the one it replaces."""
+    stored = str(current.get("last_seen_at") or "")
+    return stored if stored > seen else seen  # RFC 3339 to the second sorts as the instants do
 
 
 def set_friendly_name(rt: Runtime, hardware_id: str, friendly_name: str | None) -> Record:
