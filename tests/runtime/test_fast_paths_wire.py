@@ -14,11 +14,13 @@ import dataclasses
 import json
 import math
 import random
+import sys
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 from enum import IntEnum
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +32,9 @@ from tablewright.design.validators import FORMATS
 from tablewright.export.wire import to_client
 from tablewright.runtime import Runtime, direct, items, transact
 from tablewright.runtime.wire import item_to_wire
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_fast_paths_compose import _typed  # noqa: E402  (answers compared to the last type)
 
 CASES = 400
 
@@ -47,16 +52,6 @@ class Binary:
 
     def __init__(self, value: bytes) -> None:
         self.value = value
-
-
-def _typed(value: object) -> object:
-    if isinstance(value, dict):
-        return (type(value), tuple((k, _typed(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return (type(value), tuple(_typed(v) for v in value))
-    if isinstance(value, set | frozenset):
-        return (type(value), frozenset(_typed(v) for v in value))
-    return (type(value), repr(value))
 
 
 def _outcome(call: Callable[[], object]) -> tuple:

@@ -37,15 +37,20 @@ def _nothing(value: Any, path: str, errors: list[Violation]) -> None:
     """The plan of an operation whose input has no members to check."""
 
 
+def _compiler(service: str) -> Compiler:
+    """The service model's compiler, made at its first use and kept (its nodes are cached in it)."""
+    compiler = _compilers.get(service)
+    if compiler is None:
+        compiler = _compilers[service] = Compiler(service_model(service).shapes)
+    return compiler
+
+
 def _compile(operation: str) -> Inner:
     for service in _SERVICES:
         model = service_model(service)
         if operation in model.inputs:
-            compiler = _compilers.get(service)
-            if compiler is None:
-                compiler = _compilers[service] = Compiler(model.shapes)
             input_shape = model.inputs[operation]
-            plan = compiler.node(input_shape).inner if input_shape else None
+            plan = _compiler(service).node(input_shape).inner if input_shape else None
             return plan or _nothing
     raise UnknownOperationException(
         f"Unknown operation: '{operation}' is not a DynamoDB or DynamoDB Streams operation"
@@ -103,9 +108,7 @@ def structure_validator(shape: str, without: frozenset[str] = frozenset()) -> Ca
     not a plain ``dict``, or has a null member (which validation would drop from the request), fails;
     the test never raises.
     """
-    compiler = _compilers.get("dynamodb")
-    if compiler is None:
-        compiler = _compilers["dynamodb"] = Compiler(service_model("dynamodb").shapes)
+    compiler = _compiler("dynamodb")
     definition = compiler.shapes[shape]
     inner = compiler.structure(
         {
@@ -136,10 +139,7 @@ def _member_check(operation: str, member: str) -> MemberCheck:
         model = service_model(service)
         input_shape = model.inputs.get(operation)
         if input_shape:
-            compiler = _compilers.get(service)
-            if compiler is None:
-                compiler = _compilers[service] = Compiler(model.shapes)
-            return compiler.node(model.shapes[input_shape]["members"][member]["shape"]).as_member
+            return _compiler(service).node(model.shapes[input_shape]["members"][member]["shape"]).as_member
     raise UnknownOperationException(f"Unknown operation: '{operation}' has no input member {member}")
 
 
