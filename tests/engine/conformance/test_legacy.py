@@ -627,6 +627,38 @@ ERROR_CASES = {
         {"KeyConditions": {"sk": _cond("EQ", N(1))}},
         "Query condition missed key schema element: pk",
     ),
+    # An empty name is reported in the caller's own terms, never as a generated #legacyN placeholder
+    # (docs/legacy-parameters.md: the wording is ours).
+    "empty-name-attributes-to-get": (
+        "get_item",
+        {"Key": KEY, "AttributesToGet": ["a", ""]},
+        INVALID + "AttributesToGet contains an empty attribute name",
+    ),
+    "empty-name-attribute-updates": (
+        "update_item",
+        {"Key": KEY, "AttributeUpdates": {"": {"Action": "PUT", "Value": S("x")}}},
+        INVALID + "AttributeUpdates contains an empty attribute name",
+    ),
+    "empty-name-expected": (
+        "delete_item",
+        {"Key": KEY, "Expected": {"": {"Exists": False}}},
+        INVALID + "Expected contains an empty attribute name",
+    ),
+    "empty-name-scan-filter": (
+        "scan",
+        {"ScanFilter": {"": _cond("NULL")}},
+        INVALID + "ScanFilter contains an empty attribute name",
+    ),
+    "empty-name-query-filter": (
+        "query",
+        {"KeyConditions": {"pk": EQ_X}, "QueryFilter": {"": _cond("NULL")}},
+        INVALID + "QueryFilter contains an empty attribute name",
+    ),
+    "empty-name-key-conditions": (
+        "query",
+        {"KeyConditions": {"": EQ_X}},
+        INVALID + "KeyConditions contains an empty attribute name",
+    ),
 }
 
 
@@ -653,6 +685,8 @@ def test_batch_get_errors_per_table(client, table):
         )
     with raises_dynamodb("ValidationException", INVALID + "Duplicate value in attribute name: s"):
         client.batch_get_item(RequestItems={table: {"Keys": [KEY], "AttributesToGet": ["s", "s"]}})
+    with raises_dynamodb("ValidationException", INVALID + "AttributesToGet contains an empty attribute name"):
+        client.batch_get_item(RequestItems={table: {"Keys": [KEY], "AttributesToGet": [""]}})
 
 
 # ------------------------------------------------------------------------------ translate() itself

@@ -81,6 +81,7 @@ def _translate(plan: Plan, request: dict[str, Any]) -> dict[str, Any]:
     rules.check_mixing(request)
     rules.check_conditional_operator(request, plan.conditions)
     rules.check_placeholder_maps(request, plan.values_null)
+    rules.check_names(request)
     placeholders = Placeholders(
         request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
     )

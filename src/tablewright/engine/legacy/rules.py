@@ -99,3 +99,17 @@ def check_unique(attributes: list[str]) -> None:
         if attribute in seen:
             raise invalid(f"Duplicate value in attribute name: {attribute}")
         seen.add(attribute)
+
+
+# The legacy parameters that name attributes: AttributesToGet lists them, the others are keyed by them.
+NAMING_FIELDS = ("AttributesToGet", "AttributeUpdates", "Expected", "KeyConditions", "QueryFilter", "ScanFilter")
+
+
+def check_names(request: dict[str, Any]) -> None:
+    """Every attribute a legacy parameter names has a name. Checked before translation, which would
+    otherwise report the empty name as one of its own generated ``#legacyN`` placeholders, a name the
+    caller never wrote (the wording is ours: DynamoDB's own message for this case is not documented)."""
+    for field in NAMING_FIELDS:
+        names = request.get(field)
+        if isinstance(names, (list, dict)) and "" in names:
+            raise invalid(f"{field} contains an empty attribute name")
