@@ -182,7 +182,7 @@ def serve(rt: Runtime, settings: Settings, sock: socket.socket, held: list[int] 
     # stop signal asks the server to end, as uvicorn's own handler does.
     for sig in STOP_SIGNALS:
         signal.signal(sig, lambda _signum, _frame: setattr(server, "should_exit", True))
-    server.should_exit = bool(held)
+    server.should_exit = server.should_exit or bool(held)  # not undoing one the handler just took
     # A thread that let the interpreter go for SQLite or the network gets it back within 1 ms rather
     # than Python's default 5 ms: a request in its write transaction is not held up behind another
     # request's validation while every other writer waits for it.

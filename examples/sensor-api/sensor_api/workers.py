@@ -47,7 +47,9 @@ def run_workers(count: int, work: Callable[[], None], held: list[int] | None = N
     before, as ``held`` by :func:`hold_stop_signals` shows), else the status of the first worker
     that ended on its own (a signal's number plus 128, as a shell says it).
     """
+    # Both before the handler exists: a signal may come the moment it does.
     stopping = False
+    children: dict[int, int] = {}
 
     def stop(signum: int, _frame: object) -> None:
         nonlocal stopping
@@ -56,8 +58,7 @@ def run_workers(count: int, work: Callable[[], None], held: list[int] | None = N
             _signal(pid, signal.SIGTERM)  # SIGTERM whatever came: a second SIGINT forces uvicorn out
 
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
-    children: dict[int, int] = {}
-    stopping = bool(held)
+    stopping = stopping or bool(held)  # one held until now, or one the handler just took
     try:
         for number in range(count):
             if stopping:  # a stop signal came while the first workers were forked
