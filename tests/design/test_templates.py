@@ -133,3 +133,23 @@ def test_a_format_spec_that_formats_nothing_is_refused_when_the_design_loads(spe
 @pytest.mark.parametrize("spec", ["013", "05d", ">8", ".3f"])
 def test_format_specs_for_numbers_or_strings_still_load(spec):
     KeyTemplate(f"DEV#{{device:{spec}}}")
+
+
+def test_a_grouped_integer_spec_renders_a_stored_decimal_as_the_int_it_was_written_as():
+    # Items read back from a table hold Decimal; the key they recompose must be the one written.
+    for spec, text in ((",d", "N#1,234"), ("_d", "N#1_234"), ("08,d", "N#0,001,234")):
+        template = KeyTemplate(f"N#{{n:{spec}}}")
+        assert template.render({"n": 1234}) == text
+        assert template.render({"n": Decimal("1234")}) == text
+        assert template.render({"n": Decimal("1234.0")}) == text
+        assert template.render({"n": 1234.0}) == text
+    with pytest.raises(TemplateValueError, match=r"1.5 is not a whole number .* \(:,d\)"):
+        KeyTemplate("N#{n:,d}").render({"n": Decimal("1.5")})
+
+
+def test_a_bare_zero_padded_field_parses_back_to_its_number_as_a_prefixed_one_does():
+    assert KeyTemplate("{n:05}").parse("00042") == {"n": 42}
+    assert KeyTemplate("N#{n:05}").parse("N#00042") == {"n": 42}
+    assert KeyTemplate("{n}").parse("00042") == {"n": "00042"}  # no spec: the text as it is
+    with pytest.raises(ValueError, match="does not match template"):
+        KeyTemplate("{n:05}").parse("4x")

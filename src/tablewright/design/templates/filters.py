@@ -205,8 +205,13 @@ def _refuse_wider_than_pad(text: str, spec: str) -> None:
 
 
 def _is_integer_spec(spec: str) -> bool:
-    # ``013`` / ``13`` / ``d`` / ``013d``: an integer rendering (no precision, no float type).
-    body = spec[:-1] if spec.endswith("d") else spec
+    # ``013`` / ``13`` / ``d`` / ``013d`` / ``,d`` / ``_d``: an integer rendering (no precision, no
+    # float type). A whole Decimal read back from the table renders as the int it was written as.
+    if spec.endswith("d"):
+        body = spec[:-1]
+        body = body[:-1] if body[-1:] in (",", "_") else body
+    else:
+        body = spec
     return body == "" or body.isdigit()
 
 

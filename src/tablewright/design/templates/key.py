@@ -176,7 +176,7 @@ class KeyTemplate:
         lose information (case, hashing, date parts) are left out. Raises ``ValueError`` when the
         key does not have this template's shape.
         """
-        if self.is_bare_field:
+        if self.is_bare_field and self.field_parts[0].spec is None:  # the key is the value itself
             return {self.fields[0]: key} if self._field_reversible(self.field_parts[0]) else {}
         if not isinstance(key, str):
             raise ValueError(f"key {key!r} is not a string; template {self.source!r} composes strings")
