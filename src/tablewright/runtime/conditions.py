@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from ..design.model import Attribute, Entity
 from ..design.predicates import Node, Param, Path, Predicate, PredicateError
-from ..design.timeutil import epoch_ms, epoch_s, format_exact, format_rfc3339, normalise_rfc3339
+from ..design.timeutil import epoch_ms, epoch_s, format_exact, normalise_rfc3339
 from ..design.validators import Violation, number_problem
 from .errors import ValidationError
 from .expressions import Placeholders, filter_expression
@@ -93,7 +93,8 @@ def condition_of(
 
 def _as_stored(attr: Attribute | None, value: object) -> object:
     """A parameter as the attribute it is compared with stores values: a datetime in its format, and
-    an instant in its precision (DynamoDB compares the strings: ``...00Z`` is not ``...00.000Z``)."""
+    an instant in its precision (DynamoDB compares the strings: ``...00Z`` is not ``...00.000Z``).
+    A datetime compared with text of no declared format is RFC 3339 UTC with every digit it has."""
     fmt = attr.format if attr else None
     if (
         isinstance(value, int | Decimal)
@@ -104,7 +105,9 @@ def _as_stored(attr: Attribute | None, value: object) -> object:
     if isinstance(value, datetime):
         if fmt in _DATETIME_AS:
             return _DATETIME_AS[fmt](value)
-        value = format_exact(value) if fmt == "rfc3339" and attr.precision else format_rfc3339(value)  # type: ignore[union-attr]
+        # Every digit it has: the attribute's precision below takes it (or refuses finer digits);
+        # text compared with an attribute of no format keeps the fraction rather than lose it.
+        value = format_exact(value)
     if fmt == "rfc3339" and isinstance(value, str):
         _refuse_other_spelling(attr, value)  # type: ignore[arg-type]
         if attr.precision:  # type: ignore[union-attr]

@@ -42,10 +42,13 @@ def _digestible(value: object) -> object:
     is spelled as keys spell it (``Decimal("5")``, how boto3 reads numbers back, was another
     parameter set than ``5``: the next page of a run was refused). An int orjson cannot write
     (``10**21``) is a JSON number fragment of its digits. Everything else is left as it is, so the
-    digest of a parameter set without such numbers, and the cursors made with it, stay valid."""
+    digest of a parameter set without such numbers, and the cursors made with it, stay valid.
+    Binary values digest as ``bytes`` whether given as bytes, ``bytearray`` or ``memoryview``."""
     if isinstance(value, Decimal) and value.is_finite():
         whole = canonical_integer(value)
         value = whole if whole is not None else Decimal(canonical_number(value))
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)  # one B value however the caller holds it; bytes keep their digest
     if isinstance(value, int) and value not in _ORJSON_INTS:
         return orjson.Fragment(str(value).encode())
     if isinstance(value, dict):

@@ -107,8 +107,14 @@ class ConditionFailedError(RuntimeFailure):
     ) -> None:
         self.entity, self.key, self.condition, self.reason = entity, dict(key), condition, reason
         self.operation, self.verb = operation, verb
-        where = f"operation {operation} ({verb} {entity})" if operation is not None else f"{verb} {entity}"
-        super().__init__(f"{where} {_key_text(key)}: condition {condition!r} failed: {reason}")
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        # From the fields, so that an error tagged with its operation afterwards says so too.
+        where = f"{self.verb} {self.entity}"
+        if self.operation is not None:
+            where = f"operation {self.operation} ({where})"
+        return f"{where} {_key_text(self.key)}: condition {self.condition!r} failed: {self.reason}"
 
 
 class NotFoundError(RuntimeFailure, KeyError):

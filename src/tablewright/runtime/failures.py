@@ -116,14 +116,9 @@ def _item(rt: Runtime, action: Action) -> RuntimeFailure | None:
     if action.must_exist and current is None:
         if action.versioned:
             return ConflictError(entity.name, action.subject, action.expected, None)
-        return ConditionFailedError(
-            entity.name,
-            action.subject,
-            "item exists",
-            "the item does not exist",
-            operation=action.operation,
-            verb=action.verb,
-        )
+        # Deleted since the read: planned again, so that the write answers as it does for an item
+        # missing when read (an update NotFoundError, a delete "not found"), whatever the timing.
+        return None
     values = None if current is None else natural(entity, current)
     if action.condition is not None and not action.condition.holds(values):
         return ConditionFailedError(

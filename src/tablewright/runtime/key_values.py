@@ -129,7 +129,7 @@ def _unique_split(source: str, key: object) -> dict[str, object] | None:
     """Field name -> text, when ``key`` splits into the template's fields exactly one way."""
     if not isinstance(key, str):
         return None
-    shortest, longest = _patterns(source)
+    shortest, longest = split_patterns(source)
     first, last = shortest.fullmatch(key), longest.fullmatch(key)
     # The match with each field as short as it can be and the one with each as long as it can be
     # are the same only when no other split exists.
@@ -147,7 +147,9 @@ def _fields(source: str) -> list[Field]:
 
 
 @lru_cache(maxsize=512)
-def _patterns(source: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def split_patterns(source: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The regular expressions that split a key of template ``source`` into its fields, each field
+    as short as it can be and as long as it can be; cached per template text."""
     return _pattern(source, greedy=False), _pattern(source, greedy=True)
 
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from ..design.model import Entity
 from .conditions import Condition
+from .errors import ConditionFailedError
 from .expressions import Placeholders
-from .items import HIDDEN_PREFIX, table_key, to_record
+from .items import HIDDEN_PREFIX, natural, table_key, to_record
 from .markers import unique_values
 from .wire import item_to_wire, to_wire
 from .writes import Plan, same_as_read
@@ -45,6 +46,11 @@ def plan_changes(
     removes = [n for n in old if n not in new and n not in key and not n.startswith(HIDDEN_PREFIX)]
     record = to_record(entity, table, new)
     if not sets and not removes:
+        # Nothing to write: the update takes effect at the read, so the caller's condition is
+        # judged on what was read (skipping it would report success for a condition that is false).
+        if condition is not None and not condition.holds(natural(entity, old)):
+            reason = condition.explain(natural(entity, old))
+            raise ConditionFailedError(entity.name, key, condition.text, reason, verb="update")
         return Plan([], [record])
     ph = Placeholders()
     clauses = []

@@ -102,7 +102,14 @@ def check_unique(attributes: list[str]) -> None:
 
 
 # The legacy parameters that name attributes: AttributesToGet lists them, the others are keyed by them.
-NAMING_FIELDS = ("AttributesToGet", "AttributeUpdates", "Expected", "KeyConditions", "QueryFilter", "ScanFilter")
+NAMING_FIELDS = (
+    "AttributesToGet",
+    "AttributeUpdates",
+    "Expected",
+    "KeyConditions",
+    "QueryFilter",
+    "ScanFilter",
+)
 
 
 def check_names(request: dict[str, Any]) -> None:
