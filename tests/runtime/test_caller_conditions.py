@@ -15,7 +15,7 @@ from tablewright import connect
 from tablewright.design import loads
 from tablewright.design.predicates import Predicate
 from tablewright.design.validators import number_problem
-from tablewright.runtime import ConditionFailedError, Runtime, ValidationError
+from tablewright.runtime import ConditionFailedError, NotFoundError, Runtime, ValidationError
 from tablewright.runtime.conditions import condition_of
 
 DESIGN = loads(
@@ -171,3 +171,51 @@ def test_an_update_that_changes_nothing_still_holds_to_its_condition(jobs):
         "operation 1 (update Job) (PK='JOB#j1', SK='JOB'): condition 'tries > :n'"
     )
     assert jobs.get("Job", **JOB)["note"] == "2025-01-15T12:00:00Z"  # the transaction wrote nothing
+
+
+class BeforeTransaction:
+    """A real client that runs ``between`` once, just before the first transaction is sent."""
+
+    def __init__(self, client, between) -> None:
+        self._client, self._between = client, between
+
+    def __getattr__(self, name):
+        attribute = getattr(self._client, name)
+        if name == "transact_write_items" and self._between:
+            between, self._between = self._between, None
+
+            def transact_write_items(**request):
+                between()
+                return attribute(**request)
+
+            return transact_write_items
+        return attribute
+
+
+def test_an_unchanged_update_in_a_transaction_holds_its_condition_until_the_commit(jobs):
+    jobs.put("Job", {"id": "j2", "state": "open"})
+    racing = Runtime(
+        DESIGN,
+        BeforeTransaction(jobs.client, lambda: jobs.update("Job", JOB, {"tries": 9})),
+        secret=b"test-secret",
+    )
+    ops = [
+        racing.tx_update("Job", JOB, {"state": "open"}, condition="tries < :n", condition_params={"n": 5}),
+        racing.tx_update("Job", {"id": "j2"}, {"state": "done"}),
+    ]
+    # The condition held when the update read the item; another writer made it false before the commit.
+    with pytest.raises(ConditionFailedError, match=r"operation 0 \(update Job\).*tries=9"):
+        racing.transact(ops)
+    assert jobs.get("Job", id="j2")["state"] == "open"
+
+
+def test_an_unchanged_update_in_a_transaction_of_an_item_deleted_meanwhile_is_not_found(jobs):
+    jobs.put("Job", {"id": "j2", "state": "open"})
+    racing = Runtime(DESIGN, BeforeTransaction(jobs.client, lambda: jobs.delete("Job", JOB)), secret=b"x")
+    ops = [
+        racing.tx_update("Job", JOB, {"state": "open"}),
+        racing.tx_update("Job", {"id": "j2"}, {"state": "done"}),
+    ]
+    with pytest.raises(NotFoundError, match=r"operation 0 \(update Job\)"):
+        racing.transact(ops)
+    assert jobs.get("Job", id="j2")["state"] == "open"

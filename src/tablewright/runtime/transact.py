@@ -69,15 +69,22 @@ def _plan_put(rt: Runtime, op: TxOp, now: datetime) -> Plan:
 
 def _plan_update(rt: Runtime, op: TxOp, now: datetime) -> Plan:
     entity = rt.entity(op.entity)
-    return rt.writer.plan_update(
+    condition = condition_of(entity, op.condition, op.condition_params)
+    plan = rt.writer.plan_update(
         entity,
         op.key or {},
         op.values,
         remove=op.remove,
         expected_version=op.expected_version,
         now=now,
-        condition=condition_of(entity, op.condition, op.condition_params),
+        condition=condition,
     )
+    if plan.actions:
+        return plan
+    # Nothing to write, but the transaction commits later than the read the update was judged on:
+    # a ConditionCheck holds it to the item still being there and the caller's condition still true.
+    check = rt.writer.plan_check(entity, op.key or {}, condition, must_exist=True)
+    return Plan(check.actions, plan.records)
 
 
 def _plan_delete(rt: Runtime, op: TxOp, now: datetime) -> Plan:

@@ -476,12 +476,18 @@ class Writer:
         condition: Condition | None,
         *,
         expected_version: int | None = None,
+        must_exist: bool = False,
     ) -> Plan:
-        """A ConditionCheck on one item: the caller's condition and/or its version."""
+        """A ConditionCheck on one item: the caller's condition and/or its version, and with
+        ``must_exist`` that the item is still there."""
         table = self.rt.design.table_of(entity.name)
         stored_key = self.rt.compose_key(entity, key)
         ph = Placeholders()
-        parts, meta = [], {"verb": "check"}
+        parts: list[str] = []
+        meta: dict[str, Any] = {"verb": "check"}
+        if must_exist:
+            parts.append(f"attribute_exists({ph.name(table.partition_key.name)})")
+            meta.update(must_exist=True)
         if expected_version is not None and entity.version_attribute:
             parts.append(version_guard(ph, entity, table, expected_version))
             meta.update(expected=expected_version, versioned=True, must_exist=True)
