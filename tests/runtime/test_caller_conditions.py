@@ -18,6 +18,8 @@ from tablewright.design.validators import number_problem
 from tablewright.runtime import ConditionFailedError, NotFoundError, Runtime, ValidationError
 from tablewright.runtime.conditions import condition_of
 
+from .interleaving import BeforeWrite
+
 DESIGN = loads(
     """
 version: 1
@@ -173,30 +175,11 @@ def test_an_update_that_changes_nothing_still_holds_to_its_condition(jobs):
     assert jobs.get("Job", **JOB)["note"] == "2025-01-15T12:00:00Z"  # the transaction wrote nothing
 
 
-class BeforeTransaction:
-    """A real client that runs ``between`` once, just before the first transaction is sent."""
-
-    def __init__(self, client, between) -> None:
-        self._client, self._between = client, between
-
-    def __getattr__(self, name):
-        attribute = getattr(self._client, name)
-        if name == "transact_write_items" and self._between:
-            between, self._between = self._between, None
-
-            def transact_write_items(**request):
-                between()
-                return attribute(**request)
-
-            return transact_write_items
-        return attribute
-
-
 def test_an_unchanged_update_in_a_transaction_holds_its_condition_until_the_commit(jobs):
     jobs.put("Job", {"id": "j2", "state": "open"})
     racing = Runtime(
         DESIGN,
-        BeforeTransaction(jobs.client, lambda: jobs.update("Job", JOB, {"tries": 9})),
+        BeforeWrite(jobs.client, lambda: jobs.update("Job", JOB, {"tries": 9}), ["transact_write_items"]),
         secret=b"test-secret",
     )
     ops = [
@@ -211,7 +194,11 @@ def test_an_unchanged_update_in_a_transaction_holds_its_condition_until_the_comm
 
 def test_an_unchanged_update_in_a_transaction_of_an_item_deleted_meanwhile_is_not_found(jobs):
     jobs.put("Job", {"id": "j2", "state": "open"})
-    racing = Runtime(DESIGN, BeforeTransaction(jobs.client, lambda: jobs.delete("Job", JOB)), secret=b"x")
+    racing = Runtime(
+        DESIGN,
+        BeforeWrite(jobs.client, lambda: jobs.delete("Job", JOB), ["transact_write_items"]),
+        secret=b"x",
+    )
     ops = [
         racing.tx_update("Job", JOB, {"state": "open"}),
         racing.tx_update("Job", {"id": "j2"}, {"state": "done"}),

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ParamValidationError
 
 import tablewright
 from tablewright.design import loads
@@ -229,6 +229,29 @@ def test_errors_are_raised_as_botocore_raises_them(twins, case):
     assert _comparable(fast) == _comparable(slow)
     # modelled exception classes keep working in ``except client.exceptions.X``
     assert isinstance(fast, type(slow))
+
+
+@pytest.mark.parametrize(
+    ("method", "request_"),
+    [
+        ("scan", {"TableName": "raw", "consistentRead": True}),
+        ("get_item", {"TableName": "raw", "Key": {"pk": {"S": "a"}}, "Projection": "pk"}),
+        (
+            "transact_write_items",
+            {"TransactItems": [{"Put": {"TableName": "raw", "Item": {"pk": {"S": "z"}}}}], "Token": "t"},
+        ),
+    ],
+)
+def test_a_parameter_botocore_does_not_know_is_refused_as_botocore_refuses_it(twins, method, request_):
+    # Else a misspelt member would work in process and fail against Amazon DynamoDB.
+    client, direct, _ = twins
+    refused = []
+    for call in (getattr(client, method), getattr(direct, method)):
+        with pytest.raises(ParamValidationError) as caught:
+            call(**request_)
+        refused.append(str(caught.value))
+    assert refused[0] == refused[1]
+    assert "Item" not in direct.get_item(TableName="raw", Key={"pk": {"S": "z"}})  # nothing was written
 
 
 def test_responses_are_botocore_shaped(twins):

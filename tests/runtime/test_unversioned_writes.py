@@ -8,6 +8,8 @@ import pytest
 from tablewright import connect
 from tablewright.runtime import AlreadyExistsError, ConditionFailedError, ValidationError
 
+from .interleaving import BeforeWrite
+
 NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 KEY = {"accountId": "a"}
 
@@ -22,26 +24,6 @@ def _raw(rt) -> dict:
     ]
 
 
-class InterleavingClient:
-    """A DynamoDB client that runs ``between`` just before the first write it sends: the moment
-    after the runtime read the item and before its write lands (a concurrent writer's window)."""
-
-    def __init__(self, client, between) -> None:
-        self._client, self._between = client, between
-
-    def __getattr__(self, name):
-        attribute = getattr(self._client, name)
-        if name in ("put_item", "update_item", "transact_write_items") and self._between:
-            between, self._between = self._between, None
-
-            def write(**request):
-                between()
-                return attribute(**request)
-
-            return write
-        return attribute
-
-
 def test_put_creates_only_and_replace_overwrites(bank):
     bank.put("Account", _account())
     with pytest.raises(AlreadyExistsError, match=r"Account \(PK='ACCOUNT#a', SK='PROFILE'\): already exists"):
@@ -54,7 +36,7 @@ def test_put_creates_only_and_replace_overwrites(bank):
 def test_put_loses_the_race_with_already_exists(bank, runtime_for):
     rival = runtime_for("bank", bank.client)
     racing = runtime_for(
-        "bank", InterleavingClient(bank.client, lambda: rival.put("Account", _account(note="rival")))
+        "bank", BeforeWrite(bank.client, lambda: rival.put("Account", _account(note="rival")))
     )
     with pytest.raises(AlreadyExistsError, match="already exists"):
         racing.put("Account", _account(note="mine"))
@@ -110,7 +92,7 @@ def test_update_writes_only_what_changed_so_a_concurrent_change_survives(bank, r
     bank.put("Account", _account(), now=NOW)
     rival = runtime_for("bank", bank.client)
     racing = runtime_for(
-        "bank", InterleavingClient(bank.client, lambda: rival.update("Account", KEY, {"nickname": "rival"}))
+        "bank", BeforeWrite(bank.client, lambda: rival.update("Account", KEY, {"nickname": "rival"}))
     )
     racing.update("Account", KEY, {"note": "mine"})
     stored = bank.get("Account", **KEY)
@@ -124,7 +106,7 @@ def test_derived_keys_never_mix_two_reads(bank, runtime_for):
     # The rival changes tier after the racing update read the item; the racing update's GSI1SK was
     # composed from the old tier, so its guard fails and it is planned again from a fresh read.
     racing = runtime_for(
-        "bank", InterleavingClient(bank.client, lambda: rival.update("Account", KEY, {"tier": "gold"}))
+        "bank", BeforeWrite(bank.client, lambda: rival.update("Account", KEY, {"tier": "gold"}))
     )
     racing.update("Account", KEY, {"status": "OPEN", "balance": 7})
     raw = _raw(bank)
@@ -138,7 +120,7 @@ def test_stale_unique_value_is_replanned(bank, runtime_for):
     bank.put("Account", _account(), now=NOW)
     rival = runtime_for("bank", bank.client)
     racing = runtime_for(
-        "bank", InterleavingClient(bank.client, lambda: rival.update("Account", KEY, {"email": "r@x.io"}))
+        "bank", BeforeWrite(bank.client, lambda: rival.update("Account", KEY, {"email": "r@x.io"}))
     )
     racing.update("Account", KEY, {"email": "m@x.io"})
     items = bank.client.scan(TableName="Ledger")["Items"]

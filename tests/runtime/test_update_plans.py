@@ -18,6 +18,8 @@ from tablewright import connect
 from tablewright.design import loads
 from tablewright.runtime import NotFoundError, Runtime
 
+from .interleaving import BeforeWrite
+
 DESIGN = """
 version: 1
 name: plans
@@ -190,29 +192,12 @@ def test_an_update_that_changes_nothing_sends_nothing_and_returns_the_item(docs)
     assert result.record is not None and result.record["note"] == "n0"
 
 
-class DeleteBeforeWrite:
-    """A real client that lets ``rival`` delete the item just before its first write is sent."""
-
-    def __init__(self, client, rival: Runtime) -> None:
-        self._client, self._rival = client, rival
-
-    def __getattr__(self, name):
-        attribute = getattr(self._client, name)
-        if name in ("update_item", "delete_item", "transact_write_items") and self._rival:
-            rival, self._rival = self._rival, None
-
-            def write(**request):
-                rival.delete("Doc", KEY)
-                return attribute(**request)
-
-            return write
-        return attribute
-
-
 def _racing(docs: Runtime) -> Runtime:
     client = docs.client._client
     rival = Runtime(loads(DESIGN), client, secret=b"test-secret")
-    return Runtime(loads(DESIGN), DeleteBeforeWrite(client, rival), secret=b"test-secret")
+    return Runtime(
+        loads(DESIGN), BeforeWrite(client, lambda: rival.delete("Doc", KEY)), secret=b"test-secret"
+    )
 
 
 def test_an_item_deleted_after_the_read_is_not_found_as_if_missing_when_read(docs):

@@ -24,7 +24,17 @@ from .validators import pattern_regex
 from .views import View
 from .volumes import EntityVolume, PatternVolume, Volumes
 
-_SORT_ALIASES = {"=": "eq", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+# Operators as DynamoDB writes them, and as ElectroDB names them (gte, lte, begins).
+_SORT_ALIASES = {
+    "=": "eq",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "gte": "ge",
+    "lte": "le",
+    "begins": "begins_with",
+}
 
 
 def _dict(value: object) -> dict[str, Any]:

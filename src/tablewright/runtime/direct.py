@@ -7,7 +7,9 @@ already builds low-level requests; the wire form differs from botocore's paramet
 values (``bytes`` in botocore, base64 text on the wire, in ``B`` and ``BS`` at any depth), so those
 are converted both ways. Errors are raised as the same ``botocore.exceptions.ClientError`` subclass
 botocore would raise, with the same ``response`` (``Error``, ``Item``, ``CancellationReasons``), so
-every ``except`` in and around the runtime keeps working. Control-plane calls stay on botocore.
+every ``except`` in and around the runtime keeps working. A parameter name botocore's model does not
+have is refused with botocore's own ``ParamValidationError``, as botocore would before sending (the
+members' values are the engine's to check). Control-plane calls stay on botocore.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from botocore.client import BaseClient
+from botocore.exceptions import ParamValidationError
 
 from .. import engine_of
 from ..engine.errors import DynamoDBError
@@ -118,6 +121,14 @@ class DirectClient:
 
     def send(self, operation: str, params: dict) -> dict:
         """Run ``operation`` on the engine: botocore-shaped parameters in, botocore-shaped response out."""
+        members = _input_members(self.client, operation)
+        if not members.keys() >= params.keys():
+            # botocore refuses a parameter its model does not have before sending anything; so must
+            # this path, or a misspelt member would work here and fail on Amazon DynamoDB.
+            unknown = next(name for name in params if name not in members)
+            raise ParamValidationError(
+                report=f'Unknown parameter in input: "{unknown}", must be one of: {", ".join(members)}'
+            )
         try:
             response = self.engine.handle(operation, to_engine(params))
         except DynamoDBError as error:
@@ -141,6 +152,18 @@ class DirectClient:
             if wire_name in body:
                 response[name] = body[wire_name]
         return self.client.exceptions.from_code(error.code)(response, operation)
+
+
+_INPUTS: dict[str, dict[str, None]] = {}
+
+
+def _input_members(client: Any, operation: str) -> dict[str, None]:
+    """The parameter names botocore's model gives ``operation``, in the model's order (a dict used
+    as an ordered set: its keys view compared with the call's, and the order for the message)."""
+    if operation not in _INPUTS:
+        shape = client.meta.service_model.operation_model(operation).input_shape
+        _INPUTS[operation] = dict.fromkeys(shape.members)
+    return _INPUTS[operation]
 
 
 _MEMBERS: dict[str, list[tuple[str, str]]] = {}
