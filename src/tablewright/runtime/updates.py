@@ -48,9 +48,11 @@ def plan_changes(
     if not sets and not removes:
         # Nothing to write: the update takes effect at the read, so the caller's condition is
         # judged on what was read (skipping it would report success for a condition that is false).
-        if condition is not None and not condition.holds(natural(entity, old)):
-            reason = condition.explain(natural(entity, old))
-            raise ConditionFailedError(entity.name, key, condition.text, reason, verb="update")
+        values = natural(entity, old) if condition is not None else None
+        if condition is not None and not condition.holds(values):
+            raise ConditionFailedError(
+                entity.name, key, condition.text, condition.explain(values), verb="update"
+            )
         return Plan([], [record])
     ph = Placeholders()
     clauses = []
